@@ -1,0 +1,1 @@
+//! The `.copy-editor.lock.json` model.

@@ -1,0 +1,207 @@
+//! Prose views: the text a reader sees, with a map back to the source bytes.
+//!
+//! Rules never see markup or escapes. An extractor builds each view from pieces that are
+//! either copied verbatim from the source (a byte of view = a byte of source) or
+//! *opaque* (a decoded escape, an entity, a soft line break: the view text stands for a
+//! whole source range that cannot be split). A view range maps back to the smallest source
+//! range that covers it, so a fix never cuts an escape or a line break in half.
+
+use std::ops::Range;
+
+/// What a view was extracted from. Rules that care about structure (headings) look here.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ViewRole {
+    /// Running text: a paragraph, list item, table cell, block quote, a string value.
+    Text,
+    /// A Markdown heading; `marker` is the source offset of its first `#` (or of the first
+    /// character of a setext heading), which is where heading rules report.
+    Heading { level: u8, marker: u32 },
+}
+
+/// One contiguous piece of a view and the source range it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Segment {
+    view_start: u32,
+    src_start: u32,
+    /// Source end; for a verbatim piece `src_end - src_start == view length`.
+    src_end: u32,
+    verbatim: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct View {
+    pub text: String,
+    pub role: ViewRole,
+    /// Where the text came from inside a structured file (`meta.en.title`,
+    /// `frontmatter.title`, `## Setup`), as in the lockfile's `pathHint`.
+    pub path_hint: Option<String>,
+    /// A language the file format itself declares for this text (front matter `lang:`).
+    pub lang_hint: Option<String>,
+    segments: Vec<Segment>,
+}
+
+impl View {
+    /// Source byte offset of view byte `at` (the start of the piece for opaque pieces).
+    pub fn source_offset(&self, at: usize) -> usize {
+        if self.segments.is_empty() {
+            return 0;
+        }
+        let seg = &self.segments[self.segment_of(at)];
+        if seg.verbatim {
+            (seg.src_start as usize + (at - seg.view_start as usize)).min(seg.src_end as usize)
+        } else {
+            seg.src_start as usize
+        }
+    }
+
+    /// The source range covering view range `range`. Opaque pieces are never split.
+    pub fn source_range(&self, range: Range<usize>) -> Range<usize> {
+        let start = self.source_offset(range.start);
+        if range.is_empty() {
+            return start..start;
+        }
+        let last = range.end - 1;
+        let seg = &self.segments[self.segment_of(last)];
+        let end = if seg.verbatim {
+            seg.src_start as usize + (range.end - seg.view_start as usize)
+        } else {
+            seg.src_end as usize
+        };
+        start..end.max(start)
+    }
+
+    /// Index of the segment holding view byte `at` (the last segment for `at == len`).
+    fn segment_of(&self, at: usize) -> usize {
+        self.segments
+            .partition_point(|s| s.view_start as usize <= at)
+            .saturating_sub(1)
+    }
+
+    /// Whether view range `range` is a faithful copy of its source range, so replacing
+    /// the source range is the same as replacing the view text.
+    pub fn is_verbatim(&self, range: Range<usize>) -> bool {
+        if range.is_empty() {
+            return true;
+        }
+        let first = self.segment_of(range.start);
+        let last = self.segment_of(range.end - 1);
+        self.segments[first..=last].iter().all(|s| s.verbatim)
+    }
+}
+
+/// Builds a [`View`] piece by piece, in source order.
+#[derive(Debug)]
+pub struct ViewBuilder {
+    view: View,
+}
+
+impl ViewBuilder {
+    pub fn new(role: ViewRole) -> Self {
+        ViewBuilder {
+            view: View {
+                text: String::new(),
+                role,
+                path_hint: None,
+                lang_hint: None,
+                segments: Vec::new(),
+            },
+        }
+    }
+
+    pub fn path_hint(mut self, hint: Option<String>) -> Self {
+        self.view.path_hint = hint;
+        self
+    }
+
+    pub fn lang_hint(mut self, hint: Option<String>) -> Self {
+        self.view.lang_hint = hint;
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.view.text.is_empty()
+    }
+
+    pub fn text(&self) -> &str {
+        &self.view.text
+    }
+
+    /// Appends `text`, which is byte for byte the source starting at `src_start`.
+    pub fn verbatim(&mut self, text: &str, src_start: usize) {
+        if text.is_empty() {
+            return;
+        }
+        let view_start = self.view.text.len() as u32;
+        let src_end = (src_start + text.len()) as u32;
+        if let Some(last) = self.view.segments.last_mut()
+            && last.verbatim
+            && last.src_end == src_start as u32
+            && last.view_start + (last.src_end - last.src_start) == view_start
+        {
+            last.src_end = src_end;
+        } else {
+            self.view.segments.push(Segment {
+                view_start,
+                src_start: src_start as u32,
+                src_end,
+                verbatim: true,
+            });
+        }
+        self.view.text.push_str(text);
+    }
+
+    /// Appends `text`, which stands for the whole source range `src` (an escape, an entity,
+    /// a line break with the next line's indentation).
+    pub fn opaque(&mut self, text: &str, src: Range<usize>) {
+        if text.is_empty() {
+            return;
+        }
+        self.view.segments.push(Segment {
+            view_start: self.view.text.len() as u32,
+            src_start: src.start as u32,
+            src_end: src.end as u32,
+            verbatim: false,
+        });
+        self.view.text.push_str(text);
+    }
+
+    pub fn finish(self) -> View {
+        self.view
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbatim_and_opaque_pieces_map_back() {
+        // Source: `v **lese** a\\"b` → view `v lese a"b`
+        let src = r#"v **lese** a\"b"#;
+        let mut b = ViewBuilder::new(ViewRole::Text);
+        b.verbatim("v ", 0);
+        b.verbatim("lese", 4);
+        b.verbatim(" a", 10);
+        b.opaque("\"", 12..14);
+        b.verbatim("b", 14);
+        let v = b.finish();
+        assert_eq!(v.text, "v lese a\"b");
+        assert_eq!(v.source_range(2..6), 4..8);
+        assert_eq!(&src[v.source_range(1..2)], " ");
+        assert_eq!(v.source_range(8..9), 12..14);
+        assert_eq!(v.source_range(7..10), 11..15);
+        assert!(v.is_verbatim(0..8));
+        assert!(!v.is_verbatim(7..9));
+        assert_eq!(v.source_offset(10), 15);
+    }
+
+    #[test]
+    fn adjacent_verbatim_pieces_merge() {
+        let mut b = ViewBuilder::new(ViewRole::Text);
+        b.verbatim("ab", 3);
+        b.verbatim("cd", 5);
+        let v = b.finish();
+        assert_eq!(v.segments.len(), 1);
+        assert_eq!(v.source_range(1..4), 4..7);
+    }
+}

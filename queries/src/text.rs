@@ -1,0 +1,134 @@
+//! Positions in source text.
+//!
+//! Lockfile spans and reported findings use 1-based lines and 1-based columns counted in
+//! Unicode scalar values: a column of Czech text is the same as JavaScript's UTF-16 count,
+//! and an astral character such as an emoji counts as one column (JavaScript would count
+//! two). Internally everything is a byte offset; this module converts between the two.
+
+/// A 1-based line and 1-based column (in Unicode scalar values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LineCol {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// Start offsets of every line of a text, so that offset → line is a binary search and
+/// line → offset is an index. Lines end at `\n`; a `\r` before it belongs to the line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineIndex {
+    starts: Vec<u32>,
+    len: u32,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
+        LineIndex {
+            starts,
+            len: text.len() as u32,
+        }
+    }
+
+    /// Number of lines. A trailing newline opens one more (empty) line, as editors show it.
+    pub fn line_count(&self) -> u32 {
+        self.starts.len() as u32
+    }
+
+    /// Byte range of line `line` (1-based) without its line terminator (`\n` or `\r\n`).
+    pub fn line_range(&self, text: &str, line: u32) -> Option<std::ops::Range<usize>> {
+        let i = line.checked_sub(1)? as usize;
+        let start = *self.starts.get(i)? as usize;
+        let mut end = self
+            .starts
+            .get(i + 1)
+            .map_or(self.len as usize, |&s| s as usize - 1);
+        if end > start && text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+        }
+        Some(start..end)
+    }
+
+    /// The line and column of a byte offset. An offset inside a multi-byte character is
+    /// reported at that character.
+    pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
+        let line = self.starts.partition_point(|&s| s as usize <= offset) - 1;
+        let start = self.starts[line] as usize;
+        let offset = offset.min(text.len());
+        let column = count_chars(&text.as_bytes()[start..offset]) + 1;
+        LineCol {
+            line: line as u32 + 1,
+            column: column as u32,
+        }
+    }
+
+    /// The byte offset of a 1-based line and column. Column `n + 1` on a line of `n`
+    /// characters is the end of the line; anything further is `None`.
+    pub fn offset(&self, text: &str, at: LineCol) -> Option<usize> {
+        let range = self.line_range(text, at.line)?;
+        let want = at.column.checked_sub(1)? as usize;
+        let line = &text[range.clone()];
+        if want == 0 {
+            return Some(range.start);
+        }
+        let mut seen = 0;
+        for (i, _) in line.char_indices() {
+            if seen == want {
+                return Some(range.start + i);
+            }
+            seen += 1;
+        }
+        (seen == want).then_some(range.end)
+    }
+}
+
+/// Counts Unicode scalar values in valid UTF-8 by counting non-continuation bytes.
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_scalar_values() {
+        let text = "a\nžluťoučký kůň\n😀x\n";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_col(text, 0), LineCol { line: 1, column: 1 });
+        let kun = text.find("kůň").unwrap();
+        assert_eq!(
+            idx.line_col(text, kun),
+            LineCol {
+                line: 2,
+                column: 12
+            }
+        );
+        let x = text.find('x').unwrap();
+        assert_eq!(idx.line_col(text, x), LineCol { line: 3, column: 2 });
+        assert_eq!(
+            idx.offset(
+                text,
+                LineCol {
+                    line: 2,
+                    column: 12
+                }
+            ),
+            Some(kun)
+        );
+        assert_eq!(idx.offset(text, LineCol { line: 3, column: 2 }), Some(x));
+        assert_eq!(idx.line_count(), 4);
+    }
+
+    #[test]
+    fn offset_past_the_line_end_is_none() {
+        let text = "ab\r\ncd";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_range(text, 1), Some(0..2));
+        assert_eq!(idx.offset(text, LineCol { line: 1, column: 3 }), Some(2));
+        assert_eq!(idx.offset(text, LineCol { line: 1, column: 4 }), None);
+        assert_eq!(idx.offset(text, LineCol { line: 3, column: 1 }), None);
+        assert_eq!(idx.offset(text, LineCol { line: 1, column: 0 }), None);
+    }
+}

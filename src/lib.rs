@@ -1,0 +1,1 @@
+//! The shell of lockgraph: command lines, files, output.
