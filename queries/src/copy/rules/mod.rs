@@ -54,6 +54,11 @@ pub struct Hit {
     pub range: Range<usize>,
     pub message: String,
     pub fix: Option<Edit>,
+    /// A source offset to report at instead of `range.start`, for rules that report at
+    /// markup the view does not contain (a heading's `#`, see [`ViewRole::Heading`]).
+    ///
+    /// [`ViewRole::Heading`]: crate::copy::view::ViewRole::Heading
+    pub anchor: Option<usize>,
 }
 
 /// Everything about a rule except how it matches: what the reports, the rules catalogue and
