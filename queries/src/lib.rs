@@ -5,5 +5,6 @@
 //! bytes, feeds them in as salsa inputs, and writes whatever comes out.
 
 pub mod copy;
+pub mod db;
 pub mod hash;
 pub mod text;

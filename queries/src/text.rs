@@ -102,7 +102,7 @@ mod tests {
             idx.line_col(text, kun),
             LineCol {
                 line: 2,
-                column: 12
+                column: 11
             }
         );
         let x = text.find('x').unwrap();
@@ -112,7 +112,7 @@ mod tests {
                 text,
                 LineCol {
                     line: 2,
-                    column: 12
+                    column: 11
                 }
             ),
             Some(kun)

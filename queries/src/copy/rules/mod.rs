@@ -3,6 +3,48 @@
 //! A rule looks at one prose [`View`] at a time and reports [`Hit`]s in view coordinates.
 //! It knows nothing about files, spans or lockfiles: the engine maps hits back to source
 //! positions and drops the ones that fall in code, data or another language.
+//!
+//! One rule is one module, and that module's doc comment *is* the rule's documentation:
+//! [`RuleMeta::doc`] is read from the module's own source, so the rustdoc page, the
+//! generated catalogue (`docs/rules.md`) and `--self-test` cannot drift apart. The
+//! examples in a rule's meta double as its self-test cases.
+//!
+//! Every rule scans its view once (byte scanning with cheap prefilters, or one regex
+//! compiled in the rule's constructor), so the cost of a run is linear in the prose.
+
+mod catalogue;
+mod custom;
+mod scan;
+mod self_test;
+mod set;
+
+pub mod cs_r10_tj_abbreviation;
+pub mod cs_r11_multiplication_sign;
+pub mod cs_r12_space_before_punctuation;
+pub mod cs_r13_repeated_word;
+pub mod cs_r1_nbsp_prep;
+pub mod cs_r1b_nbsp_conjunction;
+pub mod cs_r2_quotes;
+pub mod cs_r2b_english_quotes;
+pub mod cs_r3_ellipsis;
+pub mod cs_r4_number_unit;
+pub mod cs_r5_ordinal_space;
+pub mod cs_r6_dash;
+pub mod cs_r7_sentence_case_heading;
+pub mod cs_r8_english_day_month;
+pub mod cs_r9_date_spacing;
+pub mod en_r1_ellipsis;
+pub mod en_r2_straight_quotes;
+pub mod en_r3_straight_apostrophe;
+pub mod en_r4_spaced_hyphen_dash;
+pub mod en_r5_numeric_range;
+pub mod en_r6_repeated_word;
+pub mod en_r7_space_before_punctuation;
+
+pub use catalogue::catalogue_markdown;
+pub use custom::CustomRuleSpec;
+pub use self_test::{SelfTestFailure, apply_edits, example_view, self_test};
+pub use set::{RuleConfigError, RuleSet};
 
 use crate::copy::view::View;
 use std::fmt;
@@ -86,4 +128,81 @@ pub trait Rule: Send + Sync + fmt::Debug {
     fn meta(&self) -> &RuleMeta;
     /// Appends every hit in `view` to `out`, in view order.
     fn check(&self, view: &View, out: &mut Vec<Hit>);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// The reference implementation's ids: reports and `byRule` keys in the field are
+    /// matched by these exact strings.
+    const REFERENCE_IDS: [&str; 10] = [
+        "cs-R1-nbsp-prep",
+        "cs-R1b-nbsp-conjunction",
+        "cs-R2-quotes",
+        "cs-R3-ellipsis",
+        "cs-R4-number-unit",
+        "cs-R5-ordinal-space",
+        "cs-R6-dash",
+        "cs-R7-sentence-case-heading",
+        "cs-R8-english-day-month",
+        "en-R1-ellipsis",
+    ];
+
+    #[test]
+    fn builtin_rules_pass_their_own_examples() {
+        let failures = self_test(&RuleSet::builtin());
+        let text: Vec<String> = failures.iter().map(ToString::to_string).collect();
+        assert!(failures.is_empty(), "{}", text.join("\n"));
+    }
+
+    #[test]
+    fn builtin_keeps_every_reference_id_first_and_in_order() {
+        let all: Vec<String> = RuleSet::builtin()
+            .rules()
+            .iter()
+            .map(|r| r.meta().id.clone())
+            .collect();
+        for id in REFERENCE_IDS {
+            assert!(all.iter().any(|a| a == id), "missing {id}");
+        }
+        assert_eq!(&all[..10], &REFERENCE_IDS);
+        let unique: HashSet<_> = all.iter().collect();
+        assert_eq!(unique.len(), all.len(), "duplicate ids in {all:?}");
+        assert_eq!(all.len(), 22, "{all:?}");
+    }
+
+    #[test]
+    fn reference_severities_and_fixability_are_kept() {
+        let set = RuleSet::builtin();
+        let expect = [
+            ("cs-R1-nbsp-prep", Severity::Error, true),
+            ("cs-R1b-nbsp-conjunction", Severity::Warning, true),
+            ("cs-R2-quotes", Severity::Error, true),
+            ("cs-R3-ellipsis", Severity::Error, true),
+            ("cs-R4-number-unit", Severity::Error, true),
+            ("cs-R5-ordinal-space", Severity::Error, false),
+            ("cs-R6-dash", Severity::Warning, true),
+            ("cs-R7-sentence-case-heading", Severity::Warning, false),
+            ("cs-R8-english-day-month", Severity::Error, false),
+            ("en-R1-ellipsis", Severity::Warning, true),
+        ];
+        for (id, severity, fixable) in expect {
+            let meta = set.get(id).unwrap().meta();
+            assert_eq!((meta.severity, meta.fixable), (severity, fixable), "{id}");
+        }
+    }
+
+    #[test]
+    fn each_doc_is_its_module_doc() {
+        let set = RuleSet::builtin();
+        let r1 = set.get("cs-R1-nbsp-prep").unwrap().meta();
+        assert!(
+            r1.doc.starts_with("Czech typography (ČSN 01 6910)"),
+            "{}",
+            r1.doc
+        );
+        assert!(!r1.doc.contains("//!"));
+    }
 }

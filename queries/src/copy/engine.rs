@@ -1,0 +1,389 @@
+//! The copy-audit query graph.
+//!
+//! ```text
+//! SourceFile.bytes ─► content_hash ─┐
+//! SourceFile.entry ─────────────────┴► entry_state ─► span_index ─┐
+//! SourceFile.bytes ─► views ─► hits (all rules, view coordinates) ─┴► report
+//! Settings (HIGH durability) ────────┘                              ┘
+//! ```
+//!
+//! `hits` depends only on the bytes and the rules, so editing the lockfile (new spans, a
+//! review) re-runs only the cheap filter in `report`; editing a file re-runs its own
+//! queries and nobody else's.
+
+use crate::copy::extract::{self, Format};
+use crate::copy::lockfile::{Entry, Kind, SpanIndex};
+use crate::copy::rules::{Hit, RuleSet, Severity};
+use crate::copy::view::View;
+use crate::hash::ContentHash;
+use crate::text::{LineCol, LineIndex};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// One file of the audited tree. The shell sets `bytes` only when they changed (a setter
+/// always starts a new revision) and `entry` when the lockfile entry changed.
+#[salsa::input(debug)]
+pub struct SourceFile {
+    /// Root-relative path with `/` separators, as in the lockfile.
+    #[returns(ref)]
+    pub path: String,
+    #[returns(copy)]
+    pub format: Format,
+    #[returns(ref)]
+    pub bytes: Vec<u8>,
+    #[returns(ref)]
+    pub entry: Option<Entry>,
+}
+
+/// Everything the audit of one file depends on besides the file: the configured rules and
+/// the language defaults. Changes rarely, so it is set with HIGH durability.
+#[salsa::input(singleton, debug)]
+pub struct Settings {
+    #[returns(ref)]
+    pub rules: RuleTable,
+    #[returns(ref)]
+    pub default_language: String,
+    /// `segment.unknown_language: default`: spans tagged `unknown` take the default
+    /// language instead of skipping language-scoped rules.
+    #[returns(copy)]
+    pub unknown_language_default: bool,
+    #[returns(ref)]
+    pub ignore_marker: String,
+    /// The lockfile's `segmenter` says its unreviewed entries predate our prompt version.
+    #[returns(copy)]
+    pub prompt_outdated: bool,
+}
+
+/// The effective rules: the configured rule set plus, for custom rules, the span kinds they
+/// are limited to.
+#[derive(Clone, Debug)]
+pub struct RuleTable {
+    pub set: Arc<RuleSet>,
+    pub kinds: BTreeMap<String, Vec<Kind>>,
+    /// Identifies the configuration the table was built from; two tables with the same
+    /// fingerprint are the same rules.
+    pub fingerprint: ContentHash,
+}
+
+impl PartialEq for RuleTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.fingerprint == other.fingerprint
+    }
+}
+
+impl Eq for RuleTable {}
+
+/// How a file's lockfile entry relates to its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EntryState {
+    /// The hash matches: the spans apply.
+    Fresh,
+    /// The hash matches but the entry is unreviewed and the segmenter prompt has moved on
+    /// (seed invariant 6). The spans still describe these bytes and are used.
+    PromptOutdated,
+    /// The file changed since it was segmented.
+    Stale,
+    /// No entry.
+    Missing,
+}
+
+impl EntryState {
+    pub fn has_usable_spans(self) -> bool {
+        matches!(self, EntryState::Fresh | EntryState::PromptOutdated)
+    }
+}
+
+/// Why a file could not be audited. Reported per file; never stops the run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FileError {
+    pub line_col: Option<LineCol>,
+    pub message: String,
+}
+
+/// A finding placed in the source file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Finding {
+    pub rule_id: String,
+    pub severity: Severity,
+    pub line: u32,
+    pub column: u32,
+    /// Source byte offset of the reported position.
+    pub offset: usize,
+    pub snippet: String,
+    pub message: String,
+    pub fix: Option<SourceFix>,
+}
+
+/// A fix in source bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceFix {
+    pub range: Range<usize>,
+    pub replacement: String,
+}
+
+/// The audit of one file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FileReport {
+    pub state: EntryState,
+    pub findings: Vec<Finding>,
+    pub error: Option<FileError>,
+}
+
+#[salsa::tracked(returns(copy))]
+pub fn content_hash(db: &dyn salsa::Database, file: SourceFile) -> ContentHash {
+    ContentHash::of(file.bytes(db))
+}
+
+#[salsa::tracked(returns(copy))]
+pub fn entry_state(db: &dyn salsa::Database, file: SourceFile) -> EntryState {
+    let Some(entry) = file.entry(db) else {
+        return EntryState::Missing;
+    };
+    if ContentHash::parse(&entry.content_hash) != Some(content_hash(db, file)) {
+        EntryState::Stale
+    } else if entry.reviewed_by.is_none() && Settings::get(db).prompt_outdated(db) {
+        EntryState::PromptOutdated
+    } else {
+        EntryState::Fresh
+    }
+}
+
+/// The file as text, or why it is not text.
+pub fn source_text(bytes: &[u8]) -> Result<&str, FileError> {
+    if memchr::memchr(0, bytes).is_some() {
+        return Err(FileError {
+            line_col: None,
+            message: "binary file (contains a NUL byte); not audited".into(),
+        });
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        // The valid prefix is text, so its line index places the bad byte exactly.
+        let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+        FileError {
+            line_col: Some(LineIndex::new(valid).line_col(valid, at)),
+            message: "invalid UTF-8; not audited".into(),
+        }
+    })
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn line_index(db: &dyn salsa::Database, file: SourceFile) -> LineIndex {
+    LineIndex::new(source_text(file.bytes(db)).unwrap_or_default())
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn views(db: &dyn salsa::Database, file: SourceFile) -> Result<Vec<View>, FileError> {
+    let text = source_text(file.bytes(db))?;
+    extract::extract(file.format(db), text).map_err(|e| FileError {
+        line_col: Some(line_index(db, file).line_col(text, e.offset)),
+        message: e.message,
+    })
+}
+
+/// A rule hit with the indices of its rule and view.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RawHit {
+    pub rule: usize,
+    pub view: usize,
+    pub hit: Hit,
+}
+
+/// Every rule on every view, before any span filtering.
+#[salsa::tracked(returns(ref))]
+pub fn hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<RawHit> {
+    let Ok(views) = views(db, file) else {
+        return Vec::new();
+    };
+    let rules = Settings::get(db).rules(db);
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    for (vi, view) in views.iter().enumerate() {
+        for (ri, rule) in rules.set.rules().iter().enumerate() {
+            rule.check(view, &mut buf);
+            out.extend(buf.drain(..).map(|hit| RawHit {
+                rule: ri,
+                view: vi,
+                hit,
+            }));
+        }
+    }
+    out
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn span_index(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+) -> Result<Option<SpanIndex>, FileError> {
+    if !entry_state(db, file).has_usable_spans() {
+        return Ok(None);
+    }
+    let (Ok(text), Some(entry)) = (source_text(file.bytes(db)), file.entry(db)) else {
+        return Ok(None);
+    };
+    SpanIndex::new(text, line_index(db, file), &entry.spans)
+        .map(Some)
+        .map_err(|e| FileError {
+            line_col: None,
+            message: format!("lockfile entry does not fit the file: {e}"),
+        })
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
+    let state = entry_state(db, file);
+    let views = match views(db, file) {
+        Ok(v) => v,
+        Err(e) => {
+            return FileReport {
+                state,
+                findings: Vec::new(),
+                error: Some(e.clone()),
+            };
+        }
+    };
+    let spans = match span_index(db, file) {
+        Ok(s) => s.as_ref(),
+        Err(e) => {
+            return FileReport {
+                state,
+                findings: Vec::new(),
+                error: Some(e.clone()),
+            };
+        }
+    };
+    let text = source_text(file.bytes(db)).expect("views succeeded, so the file is text");
+    let index = line_index(db, file);
+    let settings = Settings::get(db);
+    let table = settings.rules(db);
+    let filter = Filter {
+        spans,
+        default_language: settings.default_language(db),
+        unknown_language_default: settings.unknown_language_default(db),
+        table,
+    };
+    let ignored = IgnoredLines::new(text, index, settings.ignore_marker(db));
+
+    let mut findings = Vec::new();
+    for raw in hits(db, file) {
+        let view = &views[raw.view];
+        let rule = &table.set.rules()[raw.rule];
+        let meta = rule.meta();
+        let start = view.source_offset(raw.hit.range.start);
+        if !filter.admits(&meta.id, &meta.languages, start) {
+            continue;
+        }
+        let offset = raw.hit.anchor.unwrap_or(start);
+        let at = index.line_col(text, offset);
+        if ignored.covers(at.line) {
+            continue;
+        }
+        let fix = raw.hit.fix.as_ref().map(|edit| SourceFix {
+            range: view.source_range(edit.range.clone()),
+            replacement: edit.replacement.clone(),
+        });
+        findings.push(Finding {
+            rule_id: meta.id.clone(),
+            severity: meta.severity,
+            line: at.line,
+            column: at.column,
+            offset,
+            snippet: snippet(text, index, at),
+            message: raw.hit.message.clone(),
+            fix,
+        });
+    }
+    findings.sort_by(|a, b| (a.offset, &a.rule_id).cmp(&(b.offset, &b.rule_id)));
+    findings.dedup();
+    FileReport {
+        state,
+        findings,
+        error: None,
+    }
+}
+
+/// The seed's filter: code and data spans drop findings; language-scoped rules fire only
+/// where the position's language is theirs; gaps take the config default language.
+struct Filter<'a> {
+    spans: Option<&'a SpanIndex>,
+    default_language: &'a str,
+    unknown_language_default: bool,
+    table: &'a RuleTable,
+}
+
+impl Filter<'_> {
+    fn admits(&self, rule_id: &str, languages: &[String], offset: usize) -> bool {
+        let (kind, language) = self
+            .spans
+            .and_then(|s| s.at(offset))
+            .unwrap_or((Kind::Prose, self.default_language));
+        if matches!(kind, Kind::Code | Kind::Data) {
+            return false;
+        }
+        if let Some(kinds) = self.table.kinds.get(rule_id)
+            && !kinds.is_empty()
+            && !kinds.contains(&kind)
+        {
+            return false;
+        }
+        if languages.is_empty() {
+            return true;
+        }
+        let language = if language == "unknown" {
+            if !self.unknown_language_default {
+                return false;
+            }
+            self.default_language
+        } else {
+            language
+        };
+        languages.iter().any(|l| l == language)
+    }
+}
+
+/// Lines holding the ignore marker; a finding on such a line or the line after is dropped.
+struct IgnoredLines(Vec<u32>);
+
+impl IgnoredLines {
+    fn new(text: &str, index: &LineIndex, marker: &str) -> Self {
+        if marker.is_empty() {
+            return IgnoredLines(Vec::new());
+        }
+        let mut lines: Vec<u32> = memchr::memmem::find_iter(text.as_bytes(), marker.as_bytes())
+            .map(|at| index.line_col(text, at).line)
+            .collect();
+        lines.dedup();
+        IgnoredLines(lines)
+    }
+
+    fn covers(&self, line: u32) -> bool {
+        self.0.binary_search(&line).is_ok()
+            || (line > 1 && self.0.binary_search(&(line - 1)).is_ok())
+    }
+}
+
+/// The source line of a finding, trimmed, cut to at most 80 characters around the column.
+fn snippet(text: &str, index: &LineIndex, at: LineCol) -> String {
+    const WIDTH: usize = 80;
+    let range = index.line_range(text, at.line).unwrap_or(0..0);
+    let line = &text[range];
+    let chars: Vec<char> = line.chars().collect();
+    let col = (at.column as usize).saturating_sub(1).min(chars.len());
+    let (mut from, mut to) = (0, chars.len());
+    if to - from > WIDTH {
+        from = col.saturating_sub(WIDTH / 2);
+        to = (from + WIDTH).min(chars.len());
+        from = to.saturating_sub(WIDTH);
+    }
+    let mut s: String = chars[from..to].iter().collect();
+    s = s.trim().to_string();
+    if from > 0 {
+        s.insert(0, '…');
+    }
+    if to < chars.len() {
+        s.push('…');
+    }
+    s
+}

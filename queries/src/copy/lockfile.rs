@@ -1,1 +1,0 @@
-//! The `.copy-editor.lock.json` model.

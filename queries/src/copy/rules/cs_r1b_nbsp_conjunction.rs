@@ -1,0 +1,122 @@
+//! The one-letter conjunctions `a` and `i` should not end a line either: Czech
+//! typesetting keeps them with the word that follows, as it does the one-letter
+//! prepositions. The fix turns the space after the conjunction into a no-break space.
+//!
+//! The match is the preposition rule's: the letter (either case) standing alone — at the
+//! start of the text, after whitespace, or after an opening bracket or quote — then one
+//! breakable space (an ordinary space or a soft line break) and a letter or digit. A
+//! sentence that begins `A pak…` fires at its first letter, `(a také…)` fires after the
+//! bracket, and each conjunction of a chain fires; the reference implementation missed
+//! all three.
+//!
+//! It is a warning, not an error: in text whose language is mis-tagged, the English
+//! article `a` and pronoun `I` look exactly like these conjunctions, and many Czech
+//! publishers only require the no-break space after prepositions.
+
+use super::cs_r1_nbsp_prep::{for_each_standalone, nbsp_hit};
+use super::scan::MetaSource;
+use super::{Hit, Rule, RuleMeta, Severity};
+use crate::copy::view::View;
+
+#[derive(Debug)]
+pub struct NbspConjunction {
+    meta: RuleMeta,
+}
+
+impl NbspConjunction {
+    pub fn new() -> Self {
+        NbspConjunction {
+            meta: MetaSource {
+                id: "cs-R1b-nbsp-conjunction",
+                severity: Severity::Warning,
+                languages: &["cs"],
+                summary: "A one-letter conjunction (a, i) should be followed by a no-break space.",
+                source: include_str!("cs_r1b_nbsp_conjunction.rs"),
+                bad: &[
+                    "Chléb a máslo.",
+                    "A pak jsme odešli.",
+                    "Přidejte sůl (i pepř).",
+                ],
+                good: &[
+                    "Chléb a\u{A0}máslo.",
+                    "A\u{A0}pak jsme odešli.",
+                    "Body a, b a\u{A0}c.",
+                ],
+                fixable: true,
+            }
+            .build(),
+        }
+    }
+}
+
+impl Default for NbspConjunction {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Rule for NbspConjunction {
+    fn meta(&self) -> &RuleMeta {
+        &self.meta
+    }
+
+    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+        for_each_standalone(&view.text, b"aiAI", |letter, space| {
+            let c = &view.text[letter..letter + 1];
+            out.push(nbsp_hit(
+                letter,
+                space,
+                format!(
+                    "one-letter conjunction “{c}” followed by a breakable space: use a \
+                     no-break space so it cannot end a line"
+                ),
+            ));
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scan::testing::{examples_hold, fixed, hits, starts};
+    use super::*;
+
+    #[test]
+    fn examples() {
+        examples_hold(&NbspConjunction::new());
+    }
+
+    #[test]
+    fn start_of_view_and_after_bracket() {
+        // Known defects of the reference.
+        let r = NbspConjunction::new();
+        assert_eq!(starts(&r, "A pak jsme odešli."), vec![0]);
+        assert_eq!(starts(&r, "sůl (i pepř)"), vec![6]);
+        assert_eq!(starts(&r, "„A to je vše.“"), vec![3]);
+    }
+
+    #[test]
+    fn chains_fire_on_every_letter() {
+        let r = NbspConjunction::new();
+        assert_eq!(starts(&r, "a i ty"), vec![0, 2]);
+        assert_eq!(fixed(&r, "a i ty"), "a\u{A0}i\u{A0}ty");
+    }
+
+    #[test]
+    fn after_a_sentence_mark_and_on_a_soft_break() {
+        let r = NbspConjunction::new();
+        assert_eq!(starts(&r, "Konec. A pak"), vec![7]);
+        let found = hits(&r, "chléb a\nmáslo");
+        assert_eq!(found[0].range, 7..8);
+        assert_eq!(found[0].fix.as_ref().unwrap().range, 8..9);
+    }
+
+    #[test]
+    fn silent_on_other_letters_and_glued_words() {
+        let r = NbspConjunction::new();
+        assert!(hits(&r, "Body a, b").is_empty());
+        assert!(hits(&r, "pia colada").is_empty());
+        assert!(hits(&r, "a\u{A0}b").is_empty());
+        assert!(hits(&r, "v lese").is_empty(), "prepositions are cs-R1");
+        assert!(hits(&r, "a 5").len() == 1);
+    }
+}

@@ -1,0 +1,97 @@
+//! A hyphen joins parts of a word; between words, set off by spaces, the writer meant a
+//! dash. English house styles pick either a closed em dash (`word—word`, Chicago) or a
+//! spaced en dash (`word – word`, most British and many web styles). The fix writes the
+//! spaced en dash: it keeps the writer's spaces, replacing one character with one, so a
+//! fixed file keeps every other position (and its lockfile spans) where they were. A
+//! project that prefers em dashes can add a custom rule with its own replacement.
+//!
+//! Fires on a letter, spaces or tabs (a no-break space counts too), a hyphen, spaces or
+//! tabs, and a letter, all on one line, reported at the hyphen. A line break on either
+//! side stops the match, so a list bullet (`- item`) never fires.
+
+use super::cs_r6_dash::{en_dash_hit, is_spaced_dash};
+use super::scan::MetaSource;
+use super::{Hit, Rule, RuleMeta, Severity};
+use crate::copy::view::View;
+
+#[derive(Debug)]
+pub struct SpacedHyphenDash {
+    meta: RuleMeta,
+}
+
+impl SpacedHyphenDash {
+    pub fn new() -> Self {
+        SpacedHyphenDash {
+            meta: MetaSource {
+                id: "en-R4-spaced-hyphen-dash",
+                severity: Severity::Warning,
+                languages: &["en"],
+                summary: "A spaced hyphen used as a dash; use a spaced en dash “–”.",
+                source: include_str!("en_r4_spaced_hyphen_dash.rs"),
+                bad: &["It works - mostly."],
+                good: &[
+                    "It works – mostly.",
+                    "A well-known fact.",
+                    "Steps:\n- one\n- two",
+                ],
+                fixable: true,
+            }
+            .build(),
+        }
+    }
+}
+
+impl Default for SpacedHyphenDash {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Rule for SpacedHyphenDash {
+    fn meta(&self) -> &RuleMeta {
+        &self.meta
+    }
+
+    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+        for h in memchr::memchr_iter(b'-', view.text.as_bytes()) {
+            if is_spaced_dash(&view.text, h) {
+                out.push(en_dash_hit(
+                    h,
+                    "hyphen used as a dash between words: use a spaced en dash “–”",
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scan::testing::{examples_hold, fixed, hits, starts};
+    use super::*;
+
+    #[test]
+    fn examples() {
+        examples_hold(&SpacedHyphenDash::new());
+    }
+
+    #[test]
+    fn reports_at_the_hyphen_and_keeps_the_spaces() {
+        let r = SpacedHyphenDash::new();
+        assert_eq!(starts(&r, "It works - mostly."), vec![9]);
+        assert_eq!(fixed(&r, "It works - mostly."), "It works – mostly.");
+    }
+
+    #[test]
+    fn bullets_compounds_and_numbers_are_silent() {
+        let r = SpacedHyphenDash::new();
+        for text in [
+            "- item",
+            "list\n- item",
+            "well-known",
+            "pages 10 - 20",
+            "x -y",
+        ] {
+            assert!(hits(&r, text).is_empty(), "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! A range of numbers takes an en dash, not a hyphen: `pages 10–20`, `1990–2000`. The
+//! hyphen reads as a minus sign or a compound; the en dash reads "to". The fix replaces
+//! the hyphen with `–`.
+//!
+//! The match is the Czech range rule's: digits, a hyphen, digits, with no digit or hyphen
+//! on either side, so hyphenated number groups (`1-800-555-0199`, `phase-1-2`) and ISO
+//! dates (`2026-04-12`) stay silent; a letter glued to the first number marks an
+//! identifier (`x86-64`), and four digits followed by two with a leading zero a year and
+//! month (`2026-04`). Reported at the hyphen. A sports score (`won 3-2`) looks exactly
+//! like a range; style guides set scores with an en dash too, so the fix is right there
+//! as well.
+
+use super::cs_r6_dash::{en_dash_hit, is_numeric_range};
+use super::scan::MetaSource;
+use super::{Hit, Rule, RuleMeta, Severity};
+use crate::copy::view::View;
+
+#[derive(Debug)]
+pub struct NumericRange {
+    meta: RuleMeta,
+}
+
+impl NumericRange {
+    pub fn new() -> Self {
+        NumericRange {
+            meta: MetaSource {
+                id: "en-R5-numeric-range",
+                severity: Severity::Warning,
+                languages: &["en"],
+                summary: "A hyphen in a numeric range (10-20); use an en dash “–”.",
+                source: include_str!("en_r5_numeric_range.rs"),
+                bad: &["See pages 10-20."],
+                good: &[
+                    "See pages 10–20.",
+                    "Released 2026-04-12 on x86-64; call 1-800-555-0199.",
+                ],
+                fixable: true,
+            }
+            .build(),
+        }
+    }
+}
+
+impl Default for NumericRange {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Rule for NumericRange {
+    fn meta(&self) -> &RuleMeta {
+        &self.meta
+    }
+
+    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+        for h in memchr::memchr_iter(b'-', view.text.as_bytes()) {
+            if is_numeric_range(&view.text, h) {
+                out.push(en_dash_hit(
+                    h,
+                    "hyphen in a numeric range: use an en dash “–” (10–20)",
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scan::testing::{examples_hold, fixed, hits, starts};
+    use super::*;
+
+    #[test]
+    fn examples() {
+        examples_hold(&NumericRange::new());
+    }
+
+    #[test]
+    fn reports_at_the_hyphen() {
+        let r = NumericRange::new();
+        assert_eq!(starts(&r, "See pages 10-20."), vec![12]);
+        assert_eq!(fixed(&r, "See pages 10-20."), "See pages 10–20.");
+    }
+
+    #[test]
+    fn number_groups_dates_and_identifiers_are_silent() {
+        let r = NumericRange::new();
+        for text in [
+            "1-2-4-All",
+            "phase-1-2",
+            "2026-04-12",
+            "x86-64",
+            "2026-04",
+            "1-800-555-0199",
+        ] {
+            assert!(hits(&r, text).is_empty(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! A word typed twice (`the the`) is the classic slip that proofreading misses, because
+//! the eye skips the second copy — most of all when the two copies stand on either side
+//! of a line break. The fix removes the second copy and the space before it.
+//!
+//! Fires when a word follows the same word (ignoring case) with only spaces, tabs,
+//! no-break spaces or a soft line break between them; reported at the second copy. A word
+//! is a run of letters; anything with a digit (`10 10`) is a number or a code, not a word.
+//! Stays silent where English grammar or usage repeats a word on purpose: `that that`,
+//! `had had`, `is is`, `do do`, and interjections such as `ha ha`, `no no`, `bye bye`,
+//! `blah blah`. Two copies that both start with a capital (`Bora Bora`, `Sing Sing`) are
+//! names, not slips.
+
+use super::scan::{MetaSource, NBSP};
+use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use crate::copy::view::View;
+use std::ops::Range;
+
+const ALLOWED: &[&str] = &[
+    "that", "had", "is", "do", "ha", "no", "bye", "bla", "blah", "so",
+];
+
+#[derive(Debug)]
+pub struct RepeatedWord {
+    meta: RuleMeta,
+}
+
+impl RepeatedWord {
+    pub fn new() -> Self {
+        RepeatedWord {
+            meta: MetaSource {
+                id: "en-R6-repeated-word",
+                severity: Severity::Warning,
+                languages: &["en"],
+                summary: "The same word twice in a row (the the).",
+                source: include_str!("en_r6_repeated_word.rs"),
+                bad: &["Open the the file.", "It is a\na problem."],
+                good: &[
+                    "Open the file.",
+                    "I know that that is wrong; she had had enough in Bora Bora.",
+                ],
+                fixable: true,
+            }
+            .build(),
+        }
+    }
+}
+
+impl Default for RepeatedWord {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Rule for RepeatedWord {
+    fn meta(&self) -> &RuleMeta {
+        &self.meta
+    }
+
+    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+        for_each_repeat(&view.text, 1, ALLOWED, |gap_start, word| {
+            out.push(repeat_hit(&view.text, gap_start, word));
+        });
+    }
+}
+
+pub(super) fn repeat_hit(text: &str, gap_start: usize, word: Range<usize>) -> Hit {
+    Hit {
+        range: word.clone(),
+        message: format!("repeated word “{}”", &text[word.clone()]),
+        fix: Some(Edit {
+            range: gap_start..word.end,
+            replacement: String::new(),
+        }),
+        anchor: None,
+    }
+}
+
+fn is_gap(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | NBSP)
+}
+
+/// Calls `f(gap_start, second)` for every word (at least `min_chars` letters) that
+/// repeats the word before it across a gap of spaces; `gap_start` is where the first copy
+/// ends. Words whose lowercase form is in `allowed` never fire.
+pub(super) fn for_each_repeat(
+    text: &str,
+    min_chars: usize,
+    allowed: &[&str],
+    mut f: impl FnMut(usize, Range<usize>),
+) {
+    // The previous word, if it was a candidate (letters only).
+    let mut prev: Option<Range<usize>> = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        if !c.is_alphanumeric() {
+            continue;
+        }
+        let mut end = start + c.len_utf8();
+        let mut letters_only = c.is_alphabetic();
+        while let Some(&(i, c)) = chars.peek() {
+            if !c.is_alphanumeric() {
+                break;
+            }
+            letters_only &= c.is_alphabetic();
+            end = i + c.len_utf8();
+            chars.next();
+        }
+        let word = start..end;
+        let candidate = letters_only && text[word.clone()].chars().count() >= min_chars;
+        if let Some(p) = prev.take()
+            && candidate
+            && text[p.end..start].chars().all(is_gap)
+            && repeats(&text[p.clone()], &text[word.clone()], allowed)
+        {
+            f(p.end, word.clone());
+        }
+        prev = candidate.then_some(word);
+    }
+}
+
+fn repeats(first: &str, second: &str, allowed: &[&str]) -> bool {
+    fn lower(s: &str) -> impl Iterator<Item = char> + '_ {
+        s.chars().flat_map(char::to_lowercase)
+    }
+    // Almost every pair of neighbouring words gets here; this comparison stops at the
+    // first differing letter and allocates nothing.
+    if !lower(first).eq(lower(second)) {
+        return false;
+    }
+    let word: String = lower(first).collect();
+    let capital = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
+    let name = capital(first) && capital(second);
+    !name && !allowed.contains(&word.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scan::testing::{examples_hold, fixed, hits, starts};
+    use super::*;
+
+    #[test]
+    fn examples() {
+        examples_hold(&RepeatedWord::new());
+    }
+
+    #[test]
+    fn reports_at_the_second_copy_and_removes_it() {
+        let r = RepeatedWord::new();
+        assert_eq!(starts(&r, "Open the the file."), vec![9]);
+        assert_eq!(fixed(&r, "Open the the file."), "Open the file.");
+        assert_eq!(fixed(&r, "The the file."), "The file.");
+        assert_eq!(fixed(&r, "a\na problem"), "a problem");
+    }
+
+    #[test]
+    fn chains_collapse_to_one_copy() {
+        let r = RepeatedWord::new();
+        assert_eq!(starts(&r, "the the the end"), vec![4, 8]);
+        assert_eq!(fixed(&r, "the the the end"), "the end");
+    }
+
+    #[test]
+    fn deliberate_repetitions_numbers_and_punctuation_are_silent() {
+        let r = RepeatedWord::new();
+        for text in [
+            "that that",
+            "had had",
+            "Bora Bora",
+            "10 10",
+            "a2 a2",
+            "the, the",
+            "the\u{2028}the",
+            "the \u{FFFC} the",
+            "theme the",
+            "ha ha",
+        ] {
+            assert!(hits(&r, text).is_empty(), "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! English sets `, . ; : ! ?` directly after the word they follow; a space before them
+//! lets the mark start a line on its own and is a common slip of editing (a word deleted
+//! before a comma leaves its space behind). The fix removes the space.
+//!
+//! Fires on spaces or tabs between a word (a letter or digit, or a closing bracket or
+//! quote) and one of those marks, reported at the first space. Each exclusion keeps a
+//! legitimate use silent:
+//!
+//! - the mark must be followed by the end of the text, whitespace, a closing bracket or
+//!   quote (or, for `. ! ?`, another of them): `.NET`, `.env`, `,5` and emoji codes such as
+//!   `:tada:` are not punctuation;
+//! - `:` and `;` must be followed by the end or whitespace, so emoticons (`:)`, `;-)`,
+//!   `:D`) stay silent, and `:` after a digit (`3 : 2`) is a ratio;
+//! - a full stop followed by another (`wait ...`) or by ` .` (`. . .`) is an ellipsis,
+//!   which the ellipsis rules judge;
+//! - the word before must be prose: after a code span or URL placeholder the spacing
+//!   depends on what the code was, so it stays silent;
+//! - a no-break space before the mark is left alone: it was typed on purpose.
+
+use super::scan::{MetaSource, next_char, prev_char};
+use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use crate::copy::view::View;
+use std::ops::Range;
+
+#[derive(Debug)]
+pub struct SpaceBeforePunctuation {
+    meta: RuleMeta,
+}
+
+impl SpaceBeforePunctuation {
+    pub fn new() -> Self {
+        SpaceBeforePunctuation {
+            meta: MetaSource {
+                id: "en-R7-space-before-punctuation",
+                severity: Severity::Warning,
+                languages: &["en"],
+                summary: "A space before , . ; : ! or ?.",
+                source: include_str!("en_r7_space_before_punctuation.rs"),
+                bad: &["Hello , world.", "Really ?", "Done ."],
+                good: &[
+                    "Hello, world.",
+                    "Wait ... really? The score was 3 : 2 :) and .NET works.",
+                ],
+                fixable: true,
+            }
+            .build(),
+        }
+    }
+}
+
+impl Default for SpaceBeforePunctuation {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Rule for SpaceBeforePunctuation {
+    fn meta(&self) -> &RuleMeta {
+        &self.meta
+    }
+
+    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+        for_each_space_before(&view.text, |spaces, mark| {
+            out.push(space_hit(spaces, mark));
+        });
+    }
+}
+
+pub(super) fn space_hit(spaces: Range<usize>, mark: char) -> Hit {
+    Hit {
+        range: spaces.start..spaces.end + 1,
+        message: format!("space before “{mark}”: remove it"),
+        fix: Some(Edit {
+            range: spaces,
+            replacement: String::new(),
+        }),
+        anchor: None,
+    }
+}
+
+fn closes(c: char) -> bool {
+    matches!(
+        c,
+        ')' | ']' | '}' | '"' | '\'' | '“' | '”' | '’' | '‘' | '»' | '«'
+    )
+}
+
+/// Calls `f(spaces, mark)` for every run of spaces or tabs before a punctuation mark that
+/// should follow its word directly (see the module doc).
+pub(super) fn for_each_space_before(text: &str, mut f: impl FnMut(Range<usize>, char)) {
+    let bytes = text.as_bytes();
+    for (p, &b) in bytes.iter().enumerate() {
+        if !matches!(b, b',' | b'.' | b';' | b':' | b'!' | b'?') || p == 0 {
+            continue;
+        }
+        if !matches!(bytes[p - 1], b' ' | b'\t') {
+            continue;
+        }
+        let first_space = p - bytes[..p]
+            .iter()
+            .rev()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        let Some(word_end) = prev_char(text, first_space) else {
+            continue;
+        };
+        if !(word_end.is_alphanumeric() || closes(word_end)) {
+            continue;
+        }
+        let after = next_char(text, p + 1);
+        let ends = after.is_none_or(|c| c.is_whitespace() || closes(c));
+        let ok = match b {
+            b':' if word_end.is_ascii_digit() => false,
+            b':' | b';' => after.is_none_or(char::is_whitespace),
+            b'.' if after == Some('.') || text[p + 1..].starts_with(" .") => false,
+            b'.' | b'!' | b'?' => ends || matches!(after, Some('!' | '?' | '.')),
+            _ => ends,
+        };
+        if ok {
+            f(first_space..p, b as char);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scan::testing::{examples_hold, fixed, hits, matched, starts};
+    use super::*;
+
+    #[test]
+    fn examples() {
+        examples_hold(&SpaceBeforePunctuation::new());
+    }
+
+    #[test]
+    fn reports_at_the_space_and_removes_it() {
+        let r = SpaceBeforePunctuation::new();
+        assert_eq!(starts(&r, "Hello , world"), vec![5]);
+        assert_eq!(matched(&r, "Hello  , world"), vec!["  ,"]);
+        assert_eq!(fixed(&r, "Hello  , world"), "Hello, world");
+        assert_eq!(fixed(&r, "Why ?! (Really !)"), "Why?! (Really!)");
+        assert_eq!(fixed(&r, "Note : this ; that ."), "Note: this; that.");
+        assert_eq!(starts(&r, "“Quoted” ."), vec![12]);
+    }
+
+    #[test]
+    fn ellipses_emoticons_ratios_and_code_are_silent() {
+        let r = SpaceBeforePunctuation::new();
+        for text in [
+            "wait ...",
+            "wait . . .",
+            "great :)",
+            "great ;-)",
+            "great :D",
+            "party :tada:",
+            "score 3 : 2",
+            "use .NET or .env",
+            "value ,5",
+            "see \u{FFFC} .",
+            "a\u{A0}?",
+            " ,",
+            "line\n, next",
+        ] {
+            assert!(hits(&r, text).is_empty(), "{text:?}");
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! The command line, flag for flag the reference script's (see `docs/cli.md`).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "copy-audit",
+    version,
+    about = "Deterministic typography audit for bilingual prose, with a committed span lockfile",
+    after_help = "Exit codes: 0 clean; 1 error findings, a failed review gate or unsegmented files \
+                  listed; 2 usage, config, I/O or lockfile error."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// The config file; default: the nearest .copy-editor.yaml walking up from here.
+    #[arg(long, global = true, value_name = "YAML")]
+    pub config: Option<PathBuf>,
+
+    /// Print JSON (same as --format json).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub audit: AuditArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Default language code, overriding the config's `language`.
+    #[arg(long, value_name = "CODE")]
+    pub lang: Option<String>,
+
+    /// Comma-separated globs replacing `paths.include` (`paths.exclude` still applies).
+    #[arg(long, value_name = "GLOB,GLOB", value_delimiter = ',')]
+    pub paths: Option<Vec<String>>,
+
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<OutputFormat>,
+
+    /// Apply the fixes of findings that survived span filtering, in files with a fresh
+    /// lockfile entry.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// With --fix: also fix files whose lockfile entry is missing or stale.
+    #[arg(long, requires = "fix")]
+    pub fix_unsegmented: bool,
+
+    /// Fail (exit 1) if any file in scope has no entry, a stale entry or `reviewedBy: null`.
+    #[arg(long)]
+    pub require_reviewed: bool,
+
+    /// List files whose lockfile entry is missing, stale or predates the prompt version.
+    #[arg(long)]
+    pub list_unsegmented: bool,
+
+    /// Segment missing and stale files with the deterministic structural backend.
+    #[arg(long)]
+    pub offline: bool,
+
+    /// Also report per-file lockfile state and timings on stderr.
+    #[arg(long)]
+    pub verbose: bool,
+
+    /// Run every rule's built-in good and bad examples and exit.
+    #[arg(long)]
+    pub self_test: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Findings with their source line and a caret, then counts.
+    Human,
+    /// The machine contract: totals, byRule and findings.
+    Json,
+    /// GitHub Actions workflow commands (`::error file=…,line=…`).
+    Github,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the hand-off payload for the host agent to segment one file.
+    Segment {
+        /// The file to segment.
+        path: PathBuf,
+    },
+    /// Read and edit the lockfile.
+    #[command(subcommand)]
+    Lockfile(LockfileCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LockfileCommand {
+    /// Add (or with --force replace) a file's entry from `{"spans":[…]}`.
+    Add {
+        path: PathBuf,
+        /// A JSON file holding `{"spans":[…]}`, or `-` for standard input.
+        #[arg(long, value_name = "FILE|-")]
+        spans: String,
+        /// Replace an existing entry (a reviewed one keeps its notes and path hints).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Record a human review of a file's entry.
+    MarkReviewed {
+        path: PathBuf,
+        /// Reviewer id, e.g. `ondrej@2026-04-12`.
+        #[arg(long, value_name = "ID")]
+        by: String,
+    },
+    /// Remove the entries whose path matches a glob.
+    Invalidate { glob: String },
+    /// Show the entries.
+    List,
+}

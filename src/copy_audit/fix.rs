@@ -1,0 +1,134 @@
+//! `--fix`: apply the fixes of findings that survived span filtering.
+//!
+//! Only files whose lockfile entry is fresh are touched (or any file with
+//! `--fix-unsegmented`). A fix that replaces one character by one character, never a line
+//! break, keeps every span's line:column, so the entry is re-anchored to the new bytes and
+//! keeps its review; any other fix leaves the entry stale, as an edit by hand would.
+
+use super::Failure;
+use super::audit;
+use super::workspace::Workspace;
+use crate::fsutil::{DirLock, write_if_changed};
+use lockgraph_queries::copy::engine::{self, SourceFix};
+use lockgraph_queries::copy::lockfile;
+use lockgraph_queries::hash::ContentHash;
+
+/// Fixes can overlap (two rules on one space); the later one is applied on the next pass.
+/// Passes stop when nothing changes, so a second `--fix` run has nothing left to do.
+const MAX_PASSES: usize = 8;
+
+pub fn run(ws: &Workspace, paths: &[String], fix_unsegmented: bool) -> Result<(), Failure> {
+    let _guard = DirLock::acquire(&ws.root)
+        .map_err(|e| Failure::new(format!("cannot lock {}: {e}", ws.root.display())))?;
+    for _ in 0..MAX_PASSES {
+        let mut lock = ws.read_lockfile()?;
+        let loaded = audit::load(ws, &lock, paths)?;
+        let reports = loaded.reports();
+        let mut changed = false;
+        let mut reanchored = false;
+        for ((path, file), report) in loaded.files.iter().zip(&reports) {
+            // A fix that moved coordinates left the entry stale: its spans no longer say
+            // which text is English, so later passes leave the file alone.
+            let eligible = report.state.has_usable_spans() || fix_unsegmented;
+            let fixes: Vec<&SourceFix> = report
+                .findings
+                .iter()
+                .filter_map(|f| f.fix.as_ref())
+                .collect();
+            if !eligible || fixes.is_empty() {
+                continue;
+            }
+            let Ok(text) = engine::source_text(file.bytes(&loaded.db)) else {
+                continue;
+            };
+            let (fixed, keeps_coordinates) = apply(text, fixes);
+            if fixed == text {
+                continue;
+            }
+            let abs = ws.root.join(path);
+            write_if_changed(&abs, fixed.as_bytes())
+                .map_err(|e| Failure::new(format!("{path}: cannot write the fix: {e}")))?;
+            changed = true;
+            if keeps_coordinates
+                && report.state.has_usable_spans()
+                && let Some(entry) = lock.files.get_mut(path)
+            {
+                entry.content_hash = ContentHash::of(fixed.as_bytes()).to_string();
+                reanchored = true;
+            }
+        }
+        if reanchored {
+            write_if_changed(
+                &ws.lock_path,
+                lockfile::to_canonical_string(&lock).as_bytes(),
+            )
+            .map_err(|e| Failure::new(format!("{}: {e}", ws.lock_display())))?;
+        }
+        if !changed {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Applies non-overlapping fixes in source order. Also says whether every applied fix
+/// kept line:column coordinates (one character for one character, no line breaks).
+pub fn apply(text: &str, mut fixes: Vec<&SourceFix>) -> (String, bool) {
+    fixes.sort_by_key(|f| (f.range.start, f.range.end));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut keeps = true;
+    for fix in fixes {
+        if fix.range.start < at || fix.range.end > text.len() {
+            continue;
+        }
+        let old = &text[fix.range.clone()];
+        if old == fix.replacement {
+            continue;
+        }
+        keeps &= single_char_no_newline(old) && single_char_no_newline(&fix.replacement);
+        out.push_str(&text[at..fix.range.start]);
+        out.push_str(&fix.replacement);
+        at = fix.range.end;
+    }
+    out.push_str(&text[at..]);
+    (out, keeps)
+}
+
+fn single_char_no_newline(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!((chars.next(), chars.next()), (Some(c), None) if c != '\n' && c != '\r')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fix(range: std::ops::Range<usize>, replacement: &str) -> SourceFix {
+        SourceFix {
+            range,
+            replacement: replacement.into(),
+        }
+    }
+
+    #[test]
+    fn applies_in_order_and_skips_overlaps() {
+        let a = fix(1..2, "\u{a0}");
+        let b = fix(1..3, "X");
+        let c = fix(7..10, "…");
+        let (out, keeps) = apply("v domě...", vec![&c, &b, &a]);
+        assert_eq!(out, "v\u{a0}domě…");
+        assert!(!keeps, "`...` → `…` shifts columns");
+    }
+
+    #[test]
+    fn one_char_for_one_char_keeps_coordinates() {
+        let a = fix(1..2, "\u{a0}");
+        assert_eq!(apply("v domě", vec![&a]), ("v\u{a0}domě".to_string(), true));
+        let joined = fix(1..2, "\u{a0}");
+        assert!(
+            !apply("v\ndomě", vec![&joined]).1,
+            "joining lines moves columns"
+        );
+    }
+}

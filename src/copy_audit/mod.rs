@@ -1,0 +1,77 @@
+//! `copy-audit`: the shell around the copy engine.
+
+mod audit;
+pub mod cli;
+mod fix;
+mod lockfile_cmd;
+mod report;
+mod segment;
+mod workspace;
+
+use clap::Parser;
+use cli::{Cli, Command, OutputFormat};
+use std::process::ExitCode;
+
+/// A run that cannot go on: usage, config, I/O or lockfile trouble (exit 2).
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+        }
+    }
+}
+
+/// What a finished command says about the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Clean,
+    /// Error findings, a failed gate, or unsegmented files listed.
+    Failed,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Failed) => ExitCode::from(1),
+        Err(f) => {
+            eprintln!("error: {}", f.message);
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<Outcome, Failure> {
+    let format = match (cli.json, cli.audit.format) {
+        (true, Some(f)) if f != OutputFormat::Json => {
+            return Err(Failure::new(
+                "--json conflicts with --format; pass one of them",
+            ));
+        }
+        (true, _) => OutputFormat::Json,
+        (false, f) => f.unwrap_or(OutputFormat::Human),
+    };
+    if cli.audit.self_test {
+        return audit::self_test(format);
+    }
+    let lang = cli.audit.lang.as_deref();
+    match cli.command {
+        Some(Command::Segment { path }) => {
+            let ws = workspace::Workspace::load(cli.config.as_deref(), lang)?;
+            segment::run(&ws, &path, format)
+        }
+        Some(Command::Lockfile(cmd)) => {
+            let ws = workspace::Workspace::load(cli.config.as_deref(), lang)?;
+            lockfile_cmd::run(&ws, cmd, format)
+        }
+        None => {
+            let ws = workspace::Workspace::load(cli.config.as_deref(), lang)?;
+            audit::run(&ws, &cli.audit, format)
+        }
+    }
+}

@@ -1,0 +1,341 @@
+//! Rendering results: the JSON contract, human output with source lines and carets, and
+//! GitHub workflow commands.
+
+use super::audit::Loaded;
+use super::cli::OutputFormat;
+use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
+use lockgraph_queries::copy::engine::{self, FileReport, Finding};
+use lockgraph_queries::copy::rules::Severity;
+use lockgraph_queries::text::LineIndex;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+
+/// The JSON report, key for key the reference's contract.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditReport {
+    pub total_files: usize,
+    pub total_findings: usize,
+    pub error_findings: usize,
+    pub warning_findings: usize,
+    pub info_findings: usize,
+    pub by_rule: BTreeMap<String, usize>,
+    pub findings: Vec<JsonFinding>,
+    /// Files that could not be audited (binary, invalid UTF-8, unparsable JSON/YAML).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub file_errors: Vec<JsonFileError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review_status: Option<ReviewStatus>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JsonFinding {
+    pub rule_id: String,
+    pub severity: &'static str,
+    pub file_path: String,
+    pub line: u32,
+    pub column: u32,
+    pub snippet: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<JsonFix>,
+}
+
+/// A fix as a source range (1-based, end exclusive) and its replacement text.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JsonFix {
+    pub start_line: u32,
+    pub start_column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub replacement: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JsonFileError {
+    pub file_path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    pub message: String,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct ReviewStatus {
+    pub unreviewed: Vec<String>,
+    pub unsegmented: Vec<String>,
+    pub stale: Vec<String>,
+}
+
+impl ReviewStatus {
+    pub fn is_clean(&self) -> bool {
+        self.unreviewed.is_empty() && self.unsegmented.is_empty() && self.stale.is_empty()
+    }
+}
+
+impl AuditReport {
+    pub fn new(loaded: &Loaded, reports: &[FileReport], review: Option<ReviewStatus>) -> Self {
+        let mut out = AuditReport {
+            total_files: loaded.files.len(),
+            total_findings: 0,
+            error_findings: 0,
+            warning_findings: 0,
+            info_findings: 0,
+            by_rule: BTreeMap::new(),
+            findings: Vec::new(),
+            file_errors: Vec::new(),
+            review_status: review,
+        };
+        for ((path, file), report) in loaded.files.iter().zip(reports) {
+            if let Some(e) = &report.error {
+                out.file_errors.push(JsonFileError {
+                    file_path: path.clone(),
+                    line: e.line_col.map(|lc| lc.line),
+                    column: e.line_col.map(|lc| lc.column),
+                    message: e.message.clone(),
+                });
+            }
+            if report.findings.is_empty() {
+                continue;
+            }
+            let text = engine::source_text(file.bytes(&loaded.db)).unwrap_or_default();
+            let index = engine::line_index(&loaded.db, *file);
+            for f in &report.findings {
+                match f.severity {
+                    Severity::Error => out.error_findings += 1,
+                    Severity::Warning => out.warning_findings += 1,
+                    Severity::Info => out.info_findings += 1,
+                }
+                *out.by_rule.entry(f.rule_id.clone()).or_default() += 1;
+                out.findings.push(JsonFinding {
+                    rule_id: f.rule_id.clone(),
+                    severity: f.severity.as_str(),
+                    file_path: path.clone(),
+                    line: f.line,
+                    column: f.column,
+                    snippet: f.snippet.clone(),
+                    message: f.message.clone(),
+                    fix: f.fix.as_ref().map(|fix| {
+                        let s = index.line_col(text, fix.range.start);
+                        let e = index.line_col(text, fix.range.end);
+                        JsonFix {
+                            start_line: s.line,
+                            start_column: s.column,
+                            end_line: e.line,
+                            end_column: e.column,
+                            replacement: fix.replacement.clone(),
+                        }
+                    }),
+                });
+            }
+        }
+        out.total_findings = out.findings.len();
+        out
+    }
+
+    pub fn file_errors(&self) -> usize {
+        self.file_errors.len()
+    }
+}
+
+pub fn print_json<T: Serialize>(value: &T) {
+    let mut out = std::io::stdout().lock();
+    let text = serde_json::to_string_pretty(value).expect("reports serialise");
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = writeln!(out, "{text}");
+}
+
+pub fn print_audit(
+    audit: &AuditReport,
+    loaded: &Loaded,
+    reports: &[FileReport],
+    format: OutputFormat,
+) {
+    match format {
+        OutputFormat::Json => print_json(audit),
+        OutputFormat::Github => print_github(audit),
+        OutputFormat::Human => print_human(audit, loaded, reports),
+    }
+}
+
+fn print_github(audit: &AuditReport) {
+    let mut out = std::io::stdout().lock();
+    for f in &audit.findings {
+        let level = match f.severity {
+            "error" => "error",
+            "warning" => "warning",
+            _ => "notice",
+        };
+        let _ = writeln!(
+            out,
+            "::{level} file={},line={},col={},title={}::{}",
+            escape_property(&f.file_path),
+            f.line,
+            f.column,
+            escape_property(&f.rule_id),
+            escape_data(&f.message)
+        );
+    }
+    for e in &audit.file_errors {
+        let _ = writeln!(
+            out,
+            "::error file={},line={}::{}",
+            escape_property(&e.file_path),
+            e.line.unwrap_or(1),
+            escape_data(&e.message)
+        );
+    }
+}
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn print_human(audit: &AuditReport, loaded: &Loaded, reports: &[FileReport]) {
+    let renderer = if std::io::stdout().is_terminal() {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    let mut out = std::io::stdout().lock();
+    for ((path, file), report) in loaded.files.iter().zip(reports) {
+        if let Some(e) = &report.error {
+            let at = e
+                .line_col
+                .map(|lc| format!(":{}:{}", lc.line, lc.column))
+                .unwrap_or_default();
+            let _ = writeln!(out, "error: {path}{at}: {}", e.message);
+        }
+        if report.findings.is_empty() {
+            continue;
+        }
+        let text = engine::source_text(file.bytes(&loaded.db)).unwrap_or_default();
+        let index = engine::line_index(&loaded.db, *file);
+        for f in &report.findings {
+            let _ = writeln!(out, "{}", render_finding(&renderer, path, text, index, f));
+        }
+    }
+    let _ = writeln!(out, "{}", summary(audit));
+}
+
+fn render_finding(
+    renderer: &Renderer,
+    path: &str,
+    text: &str,
+    index: &LineIndex,
+    f: &Finding,
+) -> String {
+    let level = match f.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+        Severity::Info => Level::INFO,
+    };
+    let line = index.line_range(text, f.line).unwrap_or(0..0);
+    let source = &text[line.clone()];
+    let at = f.offset.clamp(line.start, line.end) - line.start;
+    let width = source[at..].chars().next().map_or(0, char::len_utf8);
+    let mut group = level
+        .primary_title(f.message.clone())
+        .id(f.rule_id.clone())
+        .element(
+            Snippet::source(source)
+                .line_start(f.line as usize)
+                .path(path)
+                .annotation(AnnotationKind::Primary.span(at..at + width)),
+        );
+    if let Some(fix) = &f.fix {
+        group =
+            group.element(Level::HELP.message(format!("fix: replace with {:?}", fix.replacement)));
+    }
+    renderer.render(&[group])
+}
+
+fn summary(audit: &AuditReport) -> String {
+    let mut s = format!(
+        "{} files, {} findings: {} errors, {} warnings, {} info",
+        audit.total_files,
+        audit.total_findings,
+        audit.error_findings,
+        audit.warning_findings,
+        audit.info_findings
+    );
+    if audit.error_findings > 0 || !audit.file_errors.is_empty() {
+        s.push_str("  ← BLOCKING");
+    }
+    for (rule, n) in &audit.by_rule {
+        s.push_str(&format!("\n  {n:>5}  {rule}"));
+    }
+    if !audit.file_errors.is_empty() {
+        s.push_str(&format!(
+            "\n{} files could not be audited",
+            audit.file_errors.len()
+        ));
+    }
+    if let Some(r) = &audit.review_status {
+        if r.is_clean() {
+            s.push_str("\nreview: every file in scope has a fresh, reviewed entry");
+        } else {
+            s.push_str(&format!(
+                "\nreview gate FAILED: {} unreviewed, {} unsegmented, {} stale",
+                r.unreviewed.len(),
+                r.unsegmented.len(),
+                r.stale.len()
+            ));
+            for (what, list) in [
+                ("unreviewed", &r.unreviewed),
+                ("unsegmented", &r.unsegmented),
+                ("stale", &r.stale),
+            ] {
+                for p in list {
+                    s.push_str(&format!("\n  {what:<11} {p}"));
+                }
+            }
+        }
+    }
+    s
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnsegmentedReport {
+    pub total_files: usize,
+    pub unsegmented_count: usize,
+    pub unsegmented: Vec<Unsegmented>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Unsegmented {
+    pub path: String,
+    pub reason: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_hash: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual_hash: Option<String>,
+}
+
+pub fn print_unsegmented(report: &UnsegmentedReport, format: OutputFormat) {
+    if format == OutputFormat::Json {
+        return print_json(report);
+    }
+    let mut out = std::io::stdout().lock();
+    for u in &report.unsegmented {
+        let _ = writeln!(out, "{:<8} {}", u.reason, u.path);
+    }
+    let _ = writeln!(
+        out,
+        "{} of {} files need segmentation",
+        report.unsegmented_count, report.total_files
+    );
+}

@@ -1,0 +1,184 @@
+//! The tree being audited: its config, its lockfile and the files in scope.
+
+use crate::config::{self, Config, PathMatcher};
+use crate::copy_audit::Failure;
+use lockgraph_queries::copy::lockfile::{self, Backend, Lockfile, Segmenter};
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+/// Directories that never hold prose worth auditing.
+const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    "node_modules",
+    ".next",
+    "dist",
+    "build",
+    ".turbo",
+    ".cache",
+    "coverage",
+    "__pycache__",
+    "target",
+    ".lockgraph",
+];
+
+pub struct Workspace {
+    pub config: Config,
+    /// The config's directory, canonicalised: every path is relative to it.
+    pub root: PathBuf,
+    pub lock_path: PathBuf,
+}
+
+impl Workspace {
+    pub fn load(config: Option<&Path>, lang: Option<&str>) -> Result<Workspace, Failure> {
+        let path = match config {
+            Some(p) => p.to_path_buf(),
+            None => {
+                let cwd = std::env::current_dir()
+                    .map_err(|e| Failure::new(format!("cannot read the current directory: {e}")))?;
+                config::discover(&cwd).ok_or_else(|| {
+                    Failure::new(format!(
+                        "no .copy-editor.yaml found in {} or any parent directory; pass --config",
+                        cwd.display()
+                    ))
+                })?
+            }
+        };
+        let config = config::load(&path)
+            .and_then(|c| c.with_language_override(lang))
+            .map_err(|e| Failure::new(e.to_string()))?;
+        let root = fs::canonicalize(&config.root).map_err(|e| {
+            Failure::new(format!(
+                "{}: cannot open the root: {e}",
+                config.root.display()
+            ))
+        })?;
+        let lock_path = root.join(&config.cache_path);
+        Ok(Workspace {
+            config,
+            root,
+            lock_path,
+        })
+    }
+
+    /// Shows a lockfile path the way a user would type it from the root.
+    pub fn lock_display(&self) -> String {
+        self.config.cache_path.clone()
+    }
+
+    /// Reads the lockfile; a missing one is an empty lockfile for our prompt version.
+    pub fn read_lockfile(&self) -> Result<Lockfile, Failure> {
+        match fs::read(&self.lock_path) {
+            Ok(bytes) => {
+                let text = String::from_utf8(bytes).map_err(|e| {
+                    Failure::new(format!(
+                        "{}: invalid UTF-8 at byte {}; the lockfile is left untouched",
+                        self.lock_display(),
+                        e.utf8_error().valid_up_to()
+                    ))
+                })?;
+                lockfile::parse(&text).map_err(|e| {
+                    Failure::new(format!(
+                        "{}: {e}; the lockfile is left untouched",
+                        self.lock_display()
+                    ))
+                })
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(empty_lockfile()),
+            Err(e) => Err(Failure::new(format!("{}: {e}", self.lock_display()))),
+        }
+    }
+
+    /// Every file in scope, as sorted root-relative paths with `/` separators.
+    pub fn files_in_scope(&self, matcher: &PathMatcher) -> Result<Vec<String>, Failure> {
+        let mut out = Vec::new();
+        let walker = ignore::WalkBuilder::new(&self.root)
+            .hidden(false)
+            .git_ignore(true)
+            .git_global(false)
+            .git_exclude(true)
+            .ignore(false)
+            .parents(false)
+            .follow_links(false)
+            .filter_entry(|e| {
+                !(e.file_type().is_some_and(|t| t.is_dir())
+                    && e.depth() > 0
+                    && SKIPPED_DIRS.iter().any(|d| e.file_name() == *d))
+            })
+            .build();
+        for entry in walker {
+            let entry = entry.map_err(|e| Failure::new(format!("walking the tree: {e}")))?;
+            let Some(ft) = entry.file_type() else {
+                continue;
+            };
+            if ft.is_dir() {
+                continue;
+            }
+            let Some(rel) = relative(&self.root, entry.path()) else {
+                continue;
+            };
+            if !matcher.is_included(&rel) || rel == self.config.cache_path {
+                continue;
+            }
+            if ft.is_symlink() && self.resolve_inside(entry.path()).is_none() {
+                eprintln!("warning: {rel}: symlink leads outside the root; skipped");
+                continue;
+            }
+            if ft.is_symlink() && !entry.path().is_file() {
+                continue;
+            }
+            out.push(rel);
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// The canonical path of `path` if it lies inside the root (following symlinks).
+    pub fn resolve_inside(&self, path: &Path) -> Option<PathBuf> {
+        let canonical = fs::canonicalize(path).ok()?;
+        canonical.starts_with(&self.root).then_some(canonical)
+    }
+
+    /// Turns a path given on the command line into the root-relative form the lockfile
+    /// uses, refusing anything outside the root (`..`, absolute elsewhere, symlinks out).
+    pub fn lockfile_key(&self, arg: &Path) -> Result<String, Failure> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| Failure::new(format!("cannot read the current directory: {e}")))?;
+        let abs = cwd.join(arg);
+        let canonical =
+            fs::canonicalize(&abs).map_err(|e| Failure::new(format!("{}: {e}", arg.display())))?;
+        if !canonical.starts_with(&self.root) {
+            return Err(Failure::new(format!(
+                "{}: outside the root {} (through `..`, an absolute path or a symlink); refused",
+                arg.display(),
+                self.root.display()
+            )));
+        }
+        relative(&self.root, &canonical)
+            .ok_or_else(|| Failure::new(format!("{}: not a file below the root", arg.display())))
+    }
+}
+
+pub fn empty_lockfile() -> Lockfile {
+    Lockfile {
+        schema_version: 1,
+        segmenter: Segmenter {
+            backend: Backend::Agent,
+            prompt_version: Some(lockfile::CURRENT_PROMPT_VERSION),
+        },
+        files: Default::default(),
+    }
+}
+
+/// `path` relative to `root` with `/` separators, if it is below it and plain UTF-8.
+pub fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let mut parts = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_str()?),
+            _ => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}

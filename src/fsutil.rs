@@ -1,0 +1,131 @@
+//! Writing files without ever losing data: atomic replacement, no-op writes skipped, and an
+//! advisory lock so concurrent runs serialise their read-modify-write cycles.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Writes `bytes` to `path` unless the file already holds exactly those bytes. Returns
+/// whether it wrote. The new content goes to a temporary file in the same directory, is
+/// synced, then renamed over the target, so a crash leaves either the old or the new file,
+/// never half of one. The target's permissions are kept.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    match fs::read(path) {
+        Ok(existing) if existing == bytes => return Ok(false),
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut tmp = tempfile_in(dir, &name)?;
+    let result = (|| {
+        tmp.file.write_all(bytes)?;
+        if let Ok(meta) = fs::metadata(path) {
+            tmp.file.set_permissions(meta.permissions())?;
+        }
+        tmp.file.sync_all()?;
+        fs::rename(&tmp.path, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp.path);
+    }
+    result.map(|()| true)
+}
+
+struct TempFile {
+    file: File,
+    path: PathBuf,
+}
+
+/// Creates `.<name>.<pid>.<n>.tmp` next to the target; `create_new` makes a collision with
+/// another process an error we step past rather than a shared file.
+fn tempfile_in(dir: &Path, name: &str) -> io::Result<TempFile> {
+    let pid = std::process::id();
+    for n in 0..1000 {
+        let path = dir.join(format!(".{name}.{pid}.{n}.tmp"));
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(file) => return Ok(TempFile { file, path }),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!("could not create a temporary file in {}", dir.display()),
+    ))
+}
+
+/// An exclusive advisory lock, released on drop.
+///
+/// The lock lives in `.lockgraph/lock` under the root rather than on the lockfile itself:
+/// the lockfile is replaced by rename, so a lock on its old inode would not exclude a
+/// writer that opened the new one. `.lockgraph/` ignores itself for git.
+pub struct DirLock {
+    _file: File,
+}
+
+impl DirLock {
+    pub fn acquire(root: &Path) -> io::Result<DirLock> {
+        let dir = root.join(".lockgraph");
+        fs::create_dir_all(&dir)?;
+        let ignore = dir.join(".gitignore");
+        if !ignore.exists() {
+            // Best effort: a missing .gitignore only means git shows the directory.
+            let _ = fs::write(&ignore, "*\n");
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join("lock"))?;
+        file.lock()?;
+        Ok(DirLock { _file: file })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unchanged_bytes_are_not_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        assert!(write_if_changed(&path, b"one").unwrap());
+        let before = fs::metadata(&path).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(!write_if_changed(&path, b"one").unwrap());
+        assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), before);
+        assert!(write_if_changed(&path, b"two").unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers.len(), 1, "no temporary files left: {leftovers:?}");
+    }
+
+    #[test]
+    fn lock_excludes_a_second_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = DirLock::acquire(dir.path()).unwrap();
+        let file = OpenOptions::new()
+            .write(true)
+            .open(dir.path().join(".lockgraph/lock"))
+            .unwrap();
+        assert!(matches!(file.try_lock(), Err(fs::TryLockError::WouldBlock)));
+        drop(first);
+        assert!(file.try_lock().is_ok());
+        assert_eq!(
+            fs::read_to_string(dir.path().join(".lockgraph/.gitignore")).unwrap(),
+            "*\n"
+        );
+    }
+}

@@ -1,0 +1,62 @@
+//! Helpers for end-to-end tests: a private copy of a fixture tree and the built binaries.
+
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A fixture tree copied into a temporary directory, so tests may mutate it.
+pub struct Tree {
+    pub dir: tempfile::TempDir,
+}
+
+impl Tree {
+    pub fn copy_of(fixture: &str) -> Tree {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(fixture);
+        let dir = tempfile::tempdir().expect("temp dir");
+        copy_dir(&src, dir.path());
+        Tree { dir }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.path(rel)).expect("readable file")
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        let p = self.path(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    /// `copy-audit` run from the tree's root (config discovered by walking up).
+    pub fn copy_audit(&self) -> Command {
+        let mut cmd = Command::cargo_bin("copy-audit").expect("binary built");
+        cmd.current_dir(self.dir.path());
+        cmd
+    }
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    fs::create_dir_all(dst).unwrap();
+    for entry in fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to);
+        } else {
+            fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
+pub fn json(output: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(output)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(output)))
+}

@@ -1,0 +1,643 @@
+//! End-to-end tests of the `copy-audit` binary on a private copy of `fixtures/copy`.
+//!
+//! The fixture's lockfile holds one fresh reviewed entry (`content/talks/uvod.md`), one
+//! fresh unreviewed entry (`content/agenda.json`), one stale entry
+//! (`content/guide/setup.en.md`) and no entry for `src/components/Welcome.tsx`.
+
+mod common;
+
+use common::{Tree, json};
+use serde_json::Value;
+
+const UVOD: &str = "content/talks/uvod.md";
+const AGENDA: &str = "content/agenda.json";
+const SETUP: &str = "content/guide/setup.en.md";
+const WELCOME: &str = "src/components/Welcome.tsx";
+const LOCK: &str = ".copy-editor.lock.json";
+
+fn audit_json(tree: &Tree, args: &[&str]) -> (i32, Value) {
+    let out = tree.copy_audit().arg("--json").args(args).output().unwrap();
+    let code = out.status.code().unwrap();
+    (code, json(&out.stdout))
+}
+
+fn findings<'a>(report: &'a Value, file: &str, rule: &str) -> Vec<&'a Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["filePath"] == file && f["ruleId"] == rule)
+        .collect()
+}
+
+fn positions(report: &Value, file: &str, rule: &str) -> Vec<(u64, u64)> {
+    findings(report, file, rule)
+        .iter()
+        .map(|f| (f["line"].as_u64().unwrap(), f["column"].as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn audit_reports_the_contract_keys_and_fails_on_errors() {
+    let tree = Tree::copy_of("copy");
+    let (code, r) = audit_json(&tree, &[]);
+    assert_eq!(code, 1, "error findings exit 1");
+    for key in [
+        "totalFiles",
+        "totalFindings",
+        "errorFindings",
+        "warningFindings",
+        "infoFindings",
+        "byRule",
+        "findings",
+    ] {
+        assert!(r.get(key).is_some(), "missing key {key}");
+    }
+    assert_eq!(r["totalFiles"], 4, "drafts are excluded");
+    assert!(r.get("reviewStatus").is_none());
+    let total = r["totalFindings"].as_u64().unwrap();
+    let by_rule: u64 = r["byRule"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, by_rule);
+    assert_eq!(
+        total,
+        r["errorFindings"].as_u64().unwrap()
+            + r["warningFindings"].as_u64().unwrap()
+            + r["infoFindings"].as_u64().unwrap()
+    );
+    for f in r["findings"].as_array().unwrap() {
+        for key in [
+            "ruleId", "severity", "filePath", "line", "column", "snippet", "message",
+        ] {
+            assert!(f.get(key).is_some(), "finding lacks {key}: {f}");
+        }
+    }
+}
+
+#[test]
+fn findings_land_on_exact_positions_in_czech_markdown() {
+    let tree = Tree::copy_of("copy");
+    let (_, r) = audit_json(&tree, &[]);
+    // "pracovat s\nagenty": `s` at the end of line 8, before a soft line break.
+    let r1 = positions(&r, UVOD, "cs-R1-nbsp-prep");
+    assert!(
+        r1.contains(&(8, 61)),
+        "a preposition before a line break fires: {r1:?}"
+    );
+    // "k 5. výročí": a digit after the preposition.
+    assert!(r1.contains(&(9, 39)), "{r1:?}");
+    // Nothing inside the link target `https://example.com/v-a-k` or the code fence.
+    assert_eq!(
+        r1,
+        vec![
+            (8, 23),
+            (8, 61),
+            (9, 8),
+            (9, 39),
+            (9, 60),
+            (11, 57),
+            (25, 21),
+            (25, 66),
+            (30, 32)
+        ]
+    );
+    // "50Kč" and "20%": at the digit before the unit.
+    assert_eq!(
+        positions(&r, UVOD, "cs-R4-number-unit"),
+        vec![(11, 13), (11, 31)]
+    );
+    // "1.dubna" at the first digit.
+    assert_eq!(positions(&r, UVOD, "cs-R5-ordinal-space"), vec![(11, 49)]);
+    // "jednoduše - ale": exactly at the hyphen; "23-26" at the hyphen.
+    assert_eq!(positions(&r, UVOD, "cs-R6-dash"), vec![(13, 39), (30, 20)]);
+    assert_eq!(
+        positions(&r, UVOD, "cs-R8-english-day-month"),
+        vec![(30, 34), (30, 43)]
+    );
+}
+
+#[test]
+fn code_quote_spans_and_the_ignore_marker_silence_findings() {
+    let tree = Tree::copy_of("copy");
+    let (_, r) = audit_json(&tree, &[]);
+    for f in r["findings"].as_array().unwrap() {
+        if f["filePath"] != UVOD {
+            continue;
+        }
+        let line = f["line"].as_u64().unwrap();
+        assert!(
+            !(19..=22).contains(&line),
+            "no finding inside the code fence: {f}"
+        );
+        let czech = f["ruleId"].as_str().unwrap().starts_with("cs-");
+        assert!(
+            !(czech && line == 28),
+            "the quotation is an `en` quote span: {f}"
+        );
+        assert_ne!(line, 33, "the ignore marker covers the next line: {f}");
+    }
+    // The soil under `agenda-v2.json` (inline code and a file name) never fires R5.
+    assert!(
+        positions(&r, UVOD, "cs-R5-ordinal-space")
+            .iter()
+            .all(|&(l, _)| l == 11)
+    );
+}
+
+#[test]
+fn json_branches_follow_their_spans_language() {
+    let tree = Tree::copy_of("copy");
+    let (_, r) = audit_json(&tree, &[]);
+    // `...` in an `en` span is the English rule's, in a `cs` span (or a gap) the Czech one's.
+    assert_eq!(positions(&r, AGENDA, "en-R1-ellipsis"), vec![(15, 42)]);
+    assert_eq!(positions(&r, AGENDA, "cs-R3-ellipsis"), vec![(9, 56)]);
+    // A spaced hyphen in the English subtitle is not a Czech dash finding.
+    assert!(positions(&r, AGENDA, "cs-R6-dash").is_empty());
+    // Czech strings in gaps take the config default (cs): `k 5.` after an escaped quote
+    // lands on the right column.
+    assert_eq!(
+        positions(&r, AGENDA, "cs-R1-nbsp-prep"),
+        vec![(9, 29), (9, 37), (9, 49), (16, 58), (21, 31), (21, 41)]
+    );
+}
+
+#[test]
+fn human_output_shows_the_source_line_and_a_caret() {
+    let tree = Tree::copy_of("copy");
+    let out = tree.copy_audit().output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("cs-R5-ordinal-space"), "{text}");
+    assert!(text.contains("content/talks/uvod.md:11:49"), "{text}");
+    assert!(
+        text.contains("Program začne 1.dubna"),
+        "source line shown: {text}"
+    );
+    assert!(text.contains('^'), "caret shown: {text}");
+    assert!(text.contains("BLOCKING"), "{text}");
+}
+
+#[test]
+fn list_unsegmented_names_missing_and_stale_files() {
+    let tree = Tree::copy_of("copy");
+    let (code, r) = audit_json(&tree, &["--list-unsegmented"]);
+    assert_eq!(code, 1);
+    assert_eq!(r["totalFiles"], 4);
+    assert_eq!(r["unsegmentedCount"], 2);
+    let list = r["unsegmented"].as_array().unwrap();
+    assert_eq!(list[0]["path"], SETUP);
+    assert_eq!(list[0]["reason"], "stale");
+    assert!(
+        list[0]["expectedHash"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    assert_ne!(list[0]["expectedHash"], list[0]["actualHash"]);
+    assert_eq!(list[1]["path"], WELCOME);
+    assert_eq!(list[1]["reason"], "missing");
+    assert!(list[1].get("expectedHash").is_none());
+}
+
+#[test]
+fn require_reviewed_fails_on_unreviewed_missing_and_stale_entries() {
+    let tree = Tree::copy_of("copy");
+    let (code, r) = audit_json(
+        &tree,
+        &[
+            "--require-reviewed",
+            "--paths",
+            "content/**/*.md,content/*.json,src/**/*.tsx",
+        ],
+    );
+    assert_eq!(code, 1);
+    let status = &r["reviewStatus"];
+    assert_eq!(status["unreviewed"], serde_json::json!([AGENDA]));
+    assert_eq!(status["unsegmented"], serde_json::json!([WELCOME]));
+    assert_eq!(
+        status["stale"],
+        serde_json::json!([SETUP]),
+        "stale entries fail the gate"
+    );
+}
+
+#[test]
+fn require_reviewed_passes_when_every_entry_is_fresh_and_reviewed() {
+    let tree = Tree::copy_of("copy");
+    let (code, r) = audit_json(
+        &tree,
+        &["--require-reviewed", "--paths", "content/talks/*.md"],
+    );
+    assert_eq!(r["reviewStatus"]["unreviewed"], serde_json::json!([]));
+    assert_eq!(r["reviewStatus"]["stale"], serde_json::json!([]));
+    assert_eq!(code, 1, "the gate passes, the error findings still fail");
+    tree.write(
+        ".copy-editor.yaml",
+        &tree.read(".copy-editor.yaml").replace("ignore_marker", "rules:\n  disable: [cs-R1-nbsp-prep, cs-R4-number-unit, cs-R5-ordinal-space, cs-R8-english-day-month, cs-R2-quotes, cs-R3-ellipsis]\nignore_marker"),
+    );
+    let (code, r) = audit_json(
+        &tree,
+        &["--require-reviewed", "--paths", "content/talks/*.md"],
+    );
+    assert_eq!(r["errorFindings"], 0, "{r}");
+    assert_eq!(code, 0, "{r}");
+}
+
+#[test]
+fn lockfile_list_shows_every_entry() {
+    let tree = Tree::copy_of("copy");
+    let out = tree
+        .copy_audit()
+        .args(["lockfile", "list", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let r = json(&out.stdout);
+    assert_eq!(r["schemaVersion"], 1);
+    assert_eq!(r["segmenter"]["backend"], "agent");
+    let files = r["files"].as_array().unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, [AGENDA, SETUP, UVOD]);
+    assert_eq!(files[0]["reviewedBy"], Value::Null);
+    assert_eq!(files[2]["spanCount"], 5);
+}
+
+#[test]
+fn mark_reviewed_sets_the_reviewer_and_refuses_stale_or_missing_entries() {
+    let tree = Tree::copy_of("copy");
+    tree.copy_audit()
+        .args([
+            "lockfile",
+            "mark-reviewed",
+            AGENDA,
+            "--by",
+            "eva@2026-11-30",
+        ])
+        .assert()
+        .success();
+    assert!(
+        tree.read(LOCK)
+            .contains("\"reviewedBy\": \"eva@2026-11-30\"")
+    );
+    let stale = tree
+        .copy_audit()
+        .args(["lockfile", "mark-reviewed", SETUP, "--by", "eva"])
+        .output()
+        .unwrap();
+    assert_eq!(stale.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&stale.stderr).contains("changed since it was segmented"));
+    let missing = tree
+        .copy_audit()
+        .args(["lockfile", "mark-reviewed", WELCOME, "--by", "eva"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no lockfile entry"));
+}
+
+#[test]
+fn lockfile_add_validates_spans_and_needs_force_to_replace() {
+    let tree = Tree::copy_of("copy");
+    let spans = r#"{"spans":[{"startLine":9,"startColumn":23,"endLine":9,"endColumn":50,"language":"cs","kind":"prose","pathHint":"greeting","note":null}]}"#;
+    tree.copy_audit()
+        .args(["lockfile", "add", WELCOME, "--spans", "-"])
+        .write_stdin(spans)
+        .assert()
+        .success();
+    let lock = json(tree.read(LOCK).as_bytes());
+    let entry = &lock["files"][WELCOME];
+    assert_eq!(entry["reviewedBy"], Value::Null);
+    assert_eq!(entry["spans"][0]["pathHint"], "greeting");
+    assert!(entry["segmentedAt"].as_str().unwrap().ends_with('Z'));
+
+    let again = tree
+        .copy_audit()
+        .args(["lockfile", "add", WELCOME, "--spans", "-"])
+        .write_stdin(spans)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+
+    let overlapping = r#"{"spans":[
+        {"startLine":9,"startColumn":1,"endLine":9,"endColumn":10,"language":"cs","kind":"prose"},
+        {"startLine":9,"startColumn":5,"endLine":9,"endColumn":12,"language":"cs","kind":"code"}]}"#;
+    let bad = tree
+        .copy_audit()
+        .args(["lockfile", "add", WELCOME, "--spans", "-", "--force"])
+        .write_stdin(overlapping)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("span 2"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+
+    let outside = r#"{"spans":[{"startLine":99,"startColumn":1,"endLine":99,"endColumn":2,"language":"cs","kind":"prose"}]}"#;
+    let bad = tree
+        .copy_audit()
+        .args(["lockfile", "add", WELCOME, "--spans", "-", "--force"])
+        .write_stdin(outside)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn forced_refresh_of_a_reviewed_entry_keeps_notes_and_resets_the_review() {
+    let tree = Tree::copy_of("copy");
+    // The quotation on line 28 keeps its note when re-segmented with the same language/kind.
+    let spans = r#"{"spans":[{"startLine":28,"startColumn":3,"endLine":28,"endColumn":67,"language":"en","kind":"quote"}]}"#;
+    tree.copy_audit()
+        .args(["lockfile", "add", UVOD, "--spans", "-", "--force"])
+        .write_stdin(spans)
+        .assert()
+        .success();
+    let lock = json(tree.read(LOCK).as_bytes());
+    let entry = &lock["files"][UVOD];
+    assert_eq!(entry["reviewedBy"], Value::Null);
+    assert_eq!(entry["spans"][0]["note"], "English quotation");
+}
+
+#[test]
+fn invalidate_removes_matching_entries_and_leaves_an_unchanged_lockfile_alone() {
+    let tree = Tree::copy_of("copy");
+    let before = std::fs::metadata(tree.path(LOCK))
+        .unwrap()
+        .modified()
+        .unwrap();
+    tree.copy_audit()
+        .args(["lockfile", "invalidate", "nothing/**"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::metadata(tree.path(LOCK))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        before
+    );
+    tree.copy_audit()
+        .args(["lockfile", "invalidate", "content/guide/*"])
+        .assert()
+        .success();
+    let lock = json(tree.read(LOCK).as_bytes());
+    assert!(lock["files"].get(SETUP).is_none());
+    assert!(lock["files"].get(UVOD).is_some());
+}
+
+#[test]
+fn segment_prints_the_handoff_and_refuses_paths_outside_the_root() {
+    let tree = Tree::copy_of("copy");
+    let out = tree
+        .copy_audit()
+        .args(["segment", UVOD, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let h = json(&out.stdout);
+    assert_eq!(h["relativePath"], UVOD);
+    assert!(h["filePath"].as_str().unwrap().ends_with(UVOD));
+    assert_eq!(h["declaredProfiles"], serde_json::json!(["cs", "en"]));
+    assert!(h["promptVersion"].as_u64().unwrap() >= 1);
+    assert!(h["nextStep"].as_str().unwrap().contains("lockfile add"));
+    let prompt = h["prompt"].as_str().unwrap();
+    assert!(
+        prompt.contains("Vítejte na workshopu"),
+        "file bytes interpolated"
+    );
+    assert!(!prompt.contains("{{"), "every placeholder filled");
+    assert!(h["outputSchema"]["shape"]["spans"].is_array());
+
+    let outside = tree.copy_audit().args(["segment", "../"]).output().unwrap();
+    assert_eq!(outside.status.code(), Some(2));
+}
+
+#[test]
+fn fix_touches_only_fresh_files_outside_code_and_other_languages_and_is_idempotent() {
+    let tree = Tree::copy_of("copy");
+    let welcome_before = tree.read(WELCOME);
+    let agenda_before = tree.read(AGENDA);
+    tree.copy_audit().arg("--fix").output().unwrap();
+    let uvod = tree.read(UVOD);
+    assert!(uvod.contains("v\u{a0}reálném"), "R1 fixed");
+    assert!(
+        uvod.contains("agenty\u{a0}v\u{a0}reálném") || uvod.contains("s\u{a0}agenty"),
+        "{uvod}"
+    );
+    assert!(uvod.contains("cd v s k"), "code fence untouched");
+    assert!(
+        uvod.contains("Tady je záměrně chyba: v domě."),
+        "ignored line untouched"
+    );
+    assert_eq!(tree.read(WELCOME), welcome_before, "no entry: not fixed");
+    let agenda = tree.read(AGENDA);
+    assert!(
+        agenda.contains("Welcome and setup…"),
+        "en-R1 fixed inside the `en` span"
+    );
+    assert_ne!(
+        agenda, agenda_before,
+        "the unreviewed but fresh JSON entry is fixed"
+    );
+    assert!(
+        agenda.contains("\"A workshop on working with AI agents – in practice\""),
+        "the English span gets English fixes only (no Czech no-break space after `A`): {agenda}"
+    );
+
+    let snapshot: Vec<String> = [UVOD, AGENDA, WELCOME, SETUP, LOCK]
+        .iter()
+        .map(|p| tree.read(p))
+        .collect();
+    tree.copy_audit().arg("--fix").output().unwrap();
+    let again: Vec<String> = [UVOD, AGENDA, WELCOME, SETUP, LOCK]
+        .iter()
+        .map(|p| tree.read(p))
+        .collect();
+    assert_eq!(snapshot, again, "a second --fix changes nothing");
+
+    tree.copy_audit()
+        .args(["--fix", "--fix-unsegmented"])
+        .output()
+        .unwrap();
+    assert_ne!(
+        tree.read(WELCOME),
+        welcome_before,
+        "--fix-unsegmented reaches missing entries"
+    );
+}
+
+#[test]
+fn a_nbsp_only_fix_reanchors_the_entry_and_keeps_its_review() {
+    let tree = Tree::copy_of("copy");
+    tree.write("content/talks/kratce.md", "Sejdeme se v pondělí.\n");
+    // Segment and review it through the CLI, then fix.
+    tree.copy_audit()
+        .args(["lockfile", "add", "content/talks/kratce.md", "--spans", "-"])
+        .write_stdin(r#"{"spans":[]}"#)
+        .assert()
+        .success();
+    tree.copy_audit()
+        .args([
+            "lockfile",
+            "mark-reviewed",
+            "content/talks/kratce.md",
+            "--by",
+            "eva",
+        ])
+        .assert()
+        .success();
+    tree.copy_audit()
+        .args(["--fix", "--paths", "content/talks/kratce.md"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        tree.read("content/talks/kratce.md"),
+        "Sejdeme se v\u{a0}pondělí.\n"
+    );
+    let (code, r) = audit_json(
+        &tree,
+        &["--require-reviewed", "--paths", "content/talks/kratce.md"],
+    );
+    assert_eq!(
+        r["reviewStatus"]["stale"],
+        serde_json::json!([]),
+        "re-anchored: {r}"
+    );
+    assert_eq!(
+        r["reviewStatus"]["unreviewed"],
+        serde_json::json!([]),
+        "review kept: {r}"
+    );
+    assert_eq!(code, 0, "{r}");
+}
+
+#[test]
+fn lockfile_errors_exit_2_and_never_overwrite_the_lockfile() {
+    let tree = Tree::copy_of("copy");
+    let broken = tree
+        .read(LOCK)
+        .replacen("\"schemaVersion\": 1", "\"schemaVersion\": 2", 1);
+    tree.write(LOCK, &broken);
+    let out = tree.copy_audit().arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown lockfile schemaVersion 2; this copy-audit reads 1"),
+        "{err}"
+    );
+    assert!(err.contains(LOCK), "names the file: {err}");
+
+    let truncated =
+        &broken[..broken.len() / 2].replacen("\"schemaVersion\": 2", "\"schemaVersion\": 1", 1);
+    tree.write(LOCK, truncated);
+    let out = tree
+        .copy_audit()
+        .args(["lockfile", "mark-reviewed", AGENDA, "--by", "eva"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        tree.read(LOCK),
+        *truncated,
+        "an unreadable lockfile is never overwritten"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line"), "says where: {err}");
+}
+
+#[test]
+fn a_lockfile_path_escaping_the_root_is_refused() {
+    let tree = Tree::copy_of("copy");
+    let escaped = tree
+        .read(LOCK)
+        .replacen("\"content/agenda.json\"", "\"../agenda.json\"", 1);
+    tree.write(LOCK, &escaped);
+    let out = tree.copy_audit().arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("../agenda.json"));
+}
+
+#[test]
+fn invalid_utf8_is_a_per_file_error_not_a_crash() {
+    let tree = Tree::copy_of("copy");
+    std::fs::write(tree.path("content/talks/broken.md"), b"ok\n\xff\xfe bad\n").unwrap();
+    let (code, r) = audit_json(&tree, &[]);
+    assert_eq!(code, 1);
+    let errors = r["fileErrors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0]["filePath"], "content/talks/broken.md");
+    assert_eq!(errors[0]["line"], 2);
+    assert!(
+        r["totalFindings"].as_u64().unwrap() > 0,
+        "other files still audited"
+    );
+}
+
+#[test]
+fn config_errors_exit_2_with_the_reason() {
+    let tree = Tree::copy_of("copy");
+    tree.write(".copy-editor.yaml", "paths:\n  include: [\"**/*.md\"]\n");
+    let out = tree.copy_audit().output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--lang"));
+    // --lang supplies the missing language.
+    let out = tree
+        .copy_audit()
+        .args(["--lang", "cs", "--json"])
+        .output()
+        .unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    tree.write(".copy-editor.yaml", "language: cs\npaths:\n  include: [\n");
+    let out = tree.copy_audit().output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".copy-editor.yaml"));
+}
+
+#[test]
+fn self_test_passes() {
+    let tree = Tree::copy_of("copy");
+    let out = tree.copy_audit().arg("--self-test").output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 failed"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let tree = Tree::copy_of("copy");
+    assert_eq!(
+        tree.copy_audit()
+            .arg("--no-such-flag")
+            .output()
+            .unwrap()
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        tree.copy_audit()
+            .args(["--json", "--format", "human"])
+            .output()
+            .unwrap()
+            .status
+            .code(),
+        Some(2)
+    );
+}
