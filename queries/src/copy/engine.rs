@@ -2,14 +2,15 @@
 //!
 //! ```text
 //! SourceFile.bytes ─► content_hash ─┐
-//! SourceFile.entry ─────────────────┴► entry_state ─► span_index ─┐
-//! SourceFile.bytes ─► views ─► hits (all rules, view coordinates) ─┴► report
-//! Settings (HIGH durability) ────────┘                              ┘
+//! SourceFile.entry ─────────────────┴► entry_state ─► span_index ───────────┐
+//! SourceFile.bytes ─► views ─► hits (all rules, view coordinates) ─► placed ─┴► report
+//! Settings (HIGH durability) ────────┘                                        ┘
 //! ```
 //!
-//! `hits` depends only on the bytes and the rules, so editing the lockfile (new spans, a
-//! review) re-runs only the cheap filter in `report`; editing a file re-runs its own
-//! queries and nobody else's.
+//! `hits` and `placed` depend only on the bytes and the rules, so editing the lockfile
+//! (new spans, a review) re-runs only the cheap filter in `report`; editing a file re-runs
+//! its own queries and nobody else's; identical bytes re-run the queries that read them,
+//! which compare equal, and nothing after them.
 
 use crate::copy::extract::{self, Format};
 use crate::copy::lockfile::{Entry, Kind, SpanIndex};
@@ -231,51 +232,34 @@ pub fn span_index(
         })
 }
 
+/// A hit placed in the source: everything about a finding that depends on the file's
+/// bytes, computed before span filtering so that a lockfile edit never re-places hits and
+/// identical bytes stop here (the result compares equal and `report` is reused).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Placed {
+    /// Index of the rule in the rule table.
+    pub rule: usize,
+    /// Source offset of the matched text's start: where span filtering looks.
+    pub matched_at: usize,
+    pub finding: Finding,
+}
+
 #[salsa::tracked(returns(ref))]
-pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
-    let state = entry_state(db, file);
-    let views = match views(db, file) {
-        Ok(v) => v,
-        Err(e) => {
-            return FileReport {
-                state,
-                findings: Vec::new(),
-                error: Some(e.clone()),
-            };
-        }
-    };
-    let spans = match span_index(db, file) {
-        Ok(s) => s.as_ref(),
-        Err(e) => {
-            return FileReport {
-                state,
-                findings: Vec::new(),
-                error: Some(e.clone()),
-            };
-        }
+pub fn placed(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
+    let Ok(views) = views(db, file) else {
+        return Vec::new();
     };
     let text = source_text(file.bytes(db)).expect("views succeeded, so the file is text");
     let index = line_index(db, file);
     let settings = Settings::get(db);
     let table = settings.rules(db);
-    let filter = Filter {
-        spans,
-        default_language: settings.default_language(db),
-        unknown_language_default: settings.unknown_language_default(db),
-        table,
-    };
     let ignored = IgnoredLines::new(text, index, settings.ignore_marker(db));
-
-    let mut findings = Vec::new();
+    let mut out = Vec::new();
     for raw in hits(db, file) {
         let view = &views[raw.view];
-        let rule = &table.set.rules()[raw.rule];
-        let meta = rule.meta();
-        let start = view.source_offset(raw.hit.range.start);
-        if !filter.admits(&meta.id, &meta.languages, start) {
-            continue;
-        }
-        let offset = raw.hit.anchor.unwrap_or(start);
+        let meta = table.set.rules()[raw.rule].meta();
+        let matched_at = view.source_offset(raw.hit.range.start);
+        let offset = raw.hit.anchor.unwrap_or(matched_at);
         let at = index.line_col(text, offset);
         if ignored.covers(at.line) {
             continue;
@@ -284,17 +268,55 @@ pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
             range: view.source_range(edit.range.clone()),
             replacement: edit.replacement.clone(),
         });
-        findings.push(Finding {
-            rule_id: meta.id.clone(),
-            severity: meta.severity,
-            line: at.line,
-            column: at.column,
-            offset,
-            snippet: snippet(text, index, at),
-            message: raw.hit.message.clone(),
-            fix,
+        out.push(Placed {
+            rule: raw.rule,
+            matched_at,
+            finding: Finding {
+                rule_id: meta.id.clone(),
+                severity: meta.severity,
+                line: at.line,
+                column: at.column,
+                offset,
+                snippet: snippet(text, index, at),
+                message: raw.hit.message.clone(),
+                fix,
+            },
         });
     }
+    out
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
+    let state = entry_state(db, file);
+    let failed = |e: &FileError| FileReport {
+        state,
+        findings: Vec::new(),
+        error: Some(e.clone()),
+    };
+    if let Err(e) = views(db, file) {
+        return failed(e);
+    }
+    let spans = match span_index(db, file) {
+        Ok(s) => s.as_ref(),
+        Err(e) => return failed(e),
+    };
+    let settings = Settings::get(db);
+    let table = settings.rules(db);
+    let filter = Filter {
+        spans,
+        default_language: settings.default_language(db),
+        unknown_language_default: settings.unknown_language_default(db),
+        table,
+    };
+    let mut findings: Vec<Finding> = placed(db, file)
+        .iter()
+        .filter(|p| {
+            let meta = table.set.rules()[p.rule].meta();
+            filter.admits(&meta.id, &meta.languages, p.matched_at)
+        })
+        .map(|p| p.finding.clone())
+        .collect();
     findings.sort_by(|a, b| (a.offset, &a.rule_id).cmp(&(b.offset, &b.rule_id)));
     findings.dedup();
     FileReport {
