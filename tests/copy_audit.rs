@@ -641,3 +641,65 @@ fn usage_errors_exit_2() {
         Some(2)
     );
 }
+
+#[test]
+fn concurrent_lockfile_edits_never_lose_an_entry() {
+    let tree = Tree::copy_of("copy");
+    let names: Vec<String> = (0..8).map(|i| format!("content/talks/n{i}.md")).collect();
+    for n in &names {
+        tree.write(n, "Krátký text.\n");
+    }
+    let bin = assert_cmd::cargo::cargo_bin("copy-audit");
+    let children: Vec<_> = names
+        .iter()
+        .map(|n| {
+            let mut child = std::process::Command::new(&bin)
+                .args(["lockfile", "add", n, "--spans", "-"])
+                .current_dir(tree.dir.path())
+                .stdin(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(br#"{"spans":[]}"#)
+                .unwrap();
+            child
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let lock = json(tree.read(LOCK).as_bytes());
+    for n in &names {
+        assert!(lock["files"].get(n).is_some(), "{n} lost");
+    }
+    assert_eq!(lock["files"].as_object().unwrap().len(), 3 + names.len());
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_root_are_neither_audited_nor_segmented() {
+    let tree = Tree::copy_of("copy");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "Tajné v domě.\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.md"),
+        tree.path("content/talks/link.md"),
+    )
+    .unwrap();
+    let out = tree.copy_audit().arg("--json").output().unwrap();
+    let r = json(&out.stdout);
+    assert_eq!(r["totalFiles"], 4, "the escaping link is skipped");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("content/talks/link.md"));
+    let seg = tree
+        .copy_audit()
+        .args(["segment", "content/talks/link.md"])
+        .output()
+        .unwrap();
+    assert_eq!(seg.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&seg.stderr).contains("outside the root"));
+}

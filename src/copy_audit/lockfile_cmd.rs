@@ -90,6 +90,9 @@ fn edit(
         .map_err(|e| Failure::new(format!("cannot lock {}: {e}", ws.root.display())))?;
     let mut lock = ws.read_lockfile()?;
     let message = change(ws, &mut lock)?;
+    // Never write what the next run could not read.
+    lock.validate()
+        .map_err(|e| Failure::new(format!("{}: refusing to write: {e}", ws.lock_display())))?;
     let wrote = write_if_changed(
         &ws.lock_path,
         lockfile::to_canonical_string(&lock).as_bytes(),
