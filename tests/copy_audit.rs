@@ -703,3 +703,59 @@ fn symlinks_out_of_the_root_are_neither_audited_nor_segmented() {
     assert_eq!(seg.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&seg.stderr).contains("outside the root"));
 }
+
+#[test]
+fn github_format_emits_workflow_commands() {
+    let tree = Tree::copy_of("copy");
+    let out = tree
+        .copy_audit()
+        .args(["--format", "github"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines().any(|l| l.starts_with(
+            "::error file=content/talks/uvod.md,line=11,col=49,title=cs-R5-ordinal-space::"
+        )),
+        "{text}"
+    );
+    assert!(text.lines().all(|l| l.starts_with("::")), "{text}");
+}
+
+#[test]
+fn human_listings_are_readable() {
+    let tree = Tree::copy_of("copy");
+    let out = tree
+        .copy_audit()
+        .args(["lockfile", "list"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("(unreviewed)") && text.contains("ondrej@2026-11-28"),
+        "{text}"
+    );
+    assert!(text.contains("3 entries"), "{text}");
+
+    let out = tree
+        .copy_audit()
+        .arg("--list-unsegmented")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("stale    content/guide/setup.en.md"),
+        "{text}"
+    );
+    assert!(text.contains("2 of 4 files need segmentation"), "{text}");
+
+    let out = tree.copy_audit().args(["segment", UVOD]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("lockfile add") && text.contains("Vítejte na workshopu"),
+        "{text}"
+    );
+}

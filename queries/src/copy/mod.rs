@@ -3,6 +3,7 @@
 
 pub mod engine;
 pub mod extract;
+pub mod fix;
 pub mod lockfile;
 pub mod rules;
 pub mod view;

@@ -1,0 +1,65 @@
+//! Applying fixes to source text: pure, so `--fix` and its property tests share it.
+
+use crate::copy::engine::SourceFix;
+
+/// Applies non-overlapping fixes in source order. Also says whether every applied fix
+/// kept line:column coordinates (one character for one character, no line breaks).
+pub fn apply(text: &str, mut fixes: Vec<&SourceFix>) -> (String, bool) {
+    fixes.sort_by_key(|f| (f.range.start, f.range.end));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut keeps = true;
+    for fix in fixes {
+        if fix.range.start < at || fix.range.end > text.len() {
+            continue;
+        }
+        let old = &text[fix.range.clone()];
+        if old == fix.replacement {
+            continue;
+        }
+        keeps &= single_char_no_newline(old) && single_char_no_newline(&fix.replacement);
+        out.push_str(&text[at..fix.range.start]);
+        out.push_str(&fix.replacement);
+        at = fix.range.end;
+    }
+    out.push_str(&text[at..]);
+    (out, keeps)
+}
+
+fn single_char_no_newline(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!((chars.next(), chars.next()), (Some(c), None) if c != '\n' && c != '\r')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fix(range: std::ops::Range<usize>, replacement: &str) -> SourceFix {
+        SourceFix {
+            range,
+            replacement: replacement.into(),
+        }
+    }
+
+    #[test]
+    fn applies_in_order_and_skips_overlaps() {
+        let a = fix(1..2, "\u{a0}");
+        let b = fix(1..3, "X");
+        let c = fix(7..10, "…");
+        let (out, keeps) = apply("v domě...", vec![&c, &b, &a]);
+        assert_eq!(out, "v\u{a0}domě…");
+        assert!(!keeps, "`...` → `…` shifts columns");
+    }
+
+    #[test]
+    fn one_char_for_one_char_keeps_coordinates() {
+        let a = fix(1..2, "\u{a0}");
+        assert_eq!(apply("v domě", vec![&a]), ("v\u{a0}domě".to_string(), true));
+        let joined = fix(1..2, "\u{a0}");
+        assert!(
+            !apply("v\ndomě", vec![&joined]).1,
+            "joining lines moves columns"
+        );
+    }
+}

@@ -1,0 +1,115 @@
+//! Property: applying every surviving fix, pass after pass, reaches a fixed point quickly —
+//! so `--fix` is idempotent — and never touches text outside the fixed ranges' lines.
+
+use lockgraph_queries::copy::engine::{self, RuleTable, Settings, SourceFile};
+use lockgraph_queries::copy::extract::Format;
+use lockgraph_queries::copy::fix::apply;
+use lockgraph_queries::copy::rules::RuleSet;
+use lockgraph_queries::db::Database;
+use lockgraph_queries::hash::ContentHash;
+use proptest::prelude::*;
+use salsa::Setter;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+const PIECES: &[&str] = &[
+    "v",
+    "s",
+    "k",
+    "z",
+    "o",
+    "u",
+    "a",
+    "i",
+    "A",
+    "V",
+    "domě",
+    "lese",
+    "Praze",
+    "5.",
+    "1.dubna",
+    "50Kč",
+    "20%",
+    "...",
+    ". . .",
+    "-",
+    " - ",
+    "23-26",
+    "\"práce\"",
+    "“úkol”",
+    "t. j.",
+    "3x4",
+    "21.6.2013",
+    " ",
+    " ",
+    " ",
+    "\n",
+    "\n\n",
+    ",",
+    " ,",
+    "the",
+    "the the",
+    "je je",
+    "Monday",
+];
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(proptest::sample::select(PIECES), 0..40).prop_map(|p| p.join(" "))
+}
+
+fn fixed_point(lang: &str, format: Format, source: &str) -> (String, usize) {
+    let db = &mut Database::default();
+    let table = RuleTable {
+        set: Arc::new(RuleSet::builtin()),
+        kinds: BTreeMap::new(),
+        fingerprint: ContentHash::of(b"builtin"),
+    };
+    let _settings = Settings::new(
+        db,
+        table,
+        lang.to_string(),
+        false,
+        "copy-editor: ignore".into(),
+        false,
+    );
+    let file = SourceFile::new(db, "t".into(), format, source.as_bytes().to_vec(), None);
+    let mut current = source.to_string();
+    for pass in 0..8 {
+        let report = engine::report(db, file);
+        let fixes: Vec<_> = report
+            .findings
+            .iter()
+            .filter_map(|f| f.fix.as_ref())
+            .collect();
+        let (next, _) = apply(&current, fixes);
+        if next == current {
+            return (current, pass);
+        }
+        current = next;
+        file.set_bytes(db).to(current.as_bytes().to_vec());
+    }
+    panic!("no fixed point after 8 passes for {source:?}, last {current:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn czech_fixes_converge(source in text()) {
+        let (_, passes) = fixed_point("cs", Format::Text, &source);
+        prop_assert!(passes <= 4, "{passes} passes for {source:?}");
+    }
+
+    #[test]
+    fn english_fixes_converge(source in text()) {
+        fixed_point("en", Format::Text, &source);
+    }
+
+    #[test]
+    fn markdown_fixes_converge_and_keep_markup(source in text()) {
+        let md = format!("# Nadpis\n\n**{}** a `kód v domě`\n", source.replace('\n', " "));
+        let (fixed, _) = fixed_point("cs", Format::Markdown, &md);
+        prop_assert!(fixed.contains("`kód v domě`"), "inline code is never fixed: {fixed:?}");
+        prop_assert!(fixed.starts_with("# Nadpis\n\n**"), "{fixed:?}");
+    }
+}
