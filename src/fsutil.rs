@@ -3,7 +3,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// Writes `bytes` to `path` unless the file already holds exactly those bytes. Returns
 /// whether it wrote. The new content goes to a temporary file in the same directory, is
@@ -88,6 +88,20 @@ impl DirLock {
         file.lock()?;
         Ok(DirLock { _file: file })
     }
+}
+
+/// `path` relative to `root` with `/` separators — the form lockfiles and reports use — if
+/// it lies below `root` and is valid UTF-8.
+pub fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let mut parts = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_str()?),
+            _ => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 #[cfg(test)]

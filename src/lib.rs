@@ -4,3 +4,4 @@
 pub mod config;
 pub mod copy_audit;
 pub mod fsutil;
+pub mod soil_lock;

@@ -7,4 +7,5 @@
 pub mod copy;
 pub mod db;
 pub mod hash;
+pub mod soil;
 pub mod text;

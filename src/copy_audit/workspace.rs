@@ -2,10 +2,11 @@
 
 use crate::config::{self, Config, PathMatcher};
 use crate::copy_audit::Failure;
+use crate::fsutil::relative;
 use lockgraph_queries::copy::lockfile::{self, Backend, Lockfile, Segmenter};
 use std::fs;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Directories that never hold prose worth auditing.
 const SKIPPED_DIRS: &[&str] = &[
@@ -168,17 +169,4 @@ pub fn empty_lockfile() -> Lockfile {
         },
         files: Default::default(),
     }
-}
-
-/// `path` relative to `root` with `/` separators, if it is below it and plain UTF-8.
-pub fn relative(root: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    let mut parts = Vec::new();
-    for c in rel.components() {
-        match c {
-            Component::Normal(p) => parts.push(p.to_str()?),
-            _ => return None,
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("/"))
 }

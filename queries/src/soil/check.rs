@@ -1,0 +1,291 @@
+//! `check` (spec §7): the four invariants every root must keep, and the CI policy flags.
+
+use super::engine::Resolution;
+use super::engine::{
+    Definition, Project, def_index, flags, ladder, module_of, parsed_sidecar, parsed_tr,
+    short_name, sidecar_of,
+};
+use super::sidecar::{DefKind, Oracle, TestResult};
+use super::status::{Flag, Ladder};
+use petgraph::graph::DiGraph;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One broken rule, printed as one line.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Violation {
+    pub def: String,
+    /// Stable: `accepted-untested`, `accepted-xfail`, `blocks-drift`, `oracle-not-accepted`,
+    /// `oracle-cycle`, `accepted-partial`, `policy`, `spec`, `sidecar`.
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// Which definitions a policy applies to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Scope {
+    #[default]
+    All,
+    /// Named in a module header's `exports` block.
+    Exported,
+    /// Tagged in the spec's front matter.
+    Tag(String),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// `--require accepted|tested|verified`.
+    pub require: Option<Requirement>,
+    pub scope: Scope,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Requirement {
+    Accepted,
+    Tested,
+    Verified,
+}
+
+impl Requirement {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "accepted" => Some(Requirement::Accepted),
+            "tested" => Some(Requirement::Tested),
+            "verified" => Some(Requirement::Verified),
+            _ => None,
+        }
+    }
+}
+
+/// Every violation in the root, sorted by definition.
+pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
+    let defs = Project::get(db).definitions(db);
+    let index = def_index(db);
+    let mut out = Vec::new();
+    let mut push = |def: &str, code, message: String| {
+        out.push(Violation {
+            def: def.to_string(),
+            code,
+            message,
+        })
+    };
+    let exported = exported(db);
+    for &def in defs {
+        let path = def.path(db);
+        if let Some(Ok(tr)) = parsed_tr(db, def) {
+            for d in tr
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == super::tr::DiagSeverity::Error)
+            {
+                push(
+                    path,
+                    "spec",
+                    format!("{}:{}: {} [{}]", d.at.line, d.at.column, d.message, d.code),
+                );
+            }
+        }
+        if let Some(Err(e)) = parsed_sidecar(db, def) {
+            push(path, "sidecar", e.to_string());
+            continue;
+        }
+        let Some(sidecar) = sidecar_of(db, def) else {
+            if let Some(req) = policy.require
+                && in_scope(db, def, &policy.scope, &exported)
+            {
+                push(
+                    path,
+                    "policy",
+                    format!("requires {} but has no sidecar", req_name(req)),
+                );
+            }
+            continue;
+        };
+        let status = ladder(db, def);
+        let gated = sidecar.kind == DefKind::Function;
+        if sidecar.accepted && gated {
+            if status < Ladder::Tested {
+                push(
+                    path,
+                    "accepted-untested",
+                    format!("accepted but only {status}"),
+                );
+            }
+            if let Some(row) = sidecar
+                .tests
+                .iter()
+                .find(|t| matches!(t.result, TestResult::Xfail | TestResult::Xpass))
+            {
+                push(
+                    path,
+                    "accepted-xfail",
+                    format!(
+                        "accepted with test `{}` at {}",
+                        row.name,
+                        row.result.as_str()
+                    ),
+                );
+            }
+        }
+        if sidecar.accepted && status == Ladder::Partial {
+            push(
+                path,
+                "accepted-partial",
+                "accepted while holes remain".into(),
+            );
+        }
+        if sidecar.accepted && flags(db, def).iter().any(|r| r.flag == Flag::BlocksDrift) {
+            push(
+                path,
+                "blocks-drift",
+                "a human-authored block changed author without review".into(),
+            );
+        }
+        for oracle in &sidecar.oracles {
+            if let Oracle::Definition { name, .. } = oracle {
+                let accepted = match index.resolve(path, name) {
+                    Resolution::Found(p) => index
+                        .get(&p)
+                        .and_then(|d| sidecar_of(db, d))
+                        .is_some_and(|s| s.accepted),
+                    _ => false,
+                };
+                if !accepted {
+                    push(
+                        path,
+                        "oracle-not-accepted",
+                        format!("uses `{name}` as an oracle, which is not accepted"),
+                    );
+                }
+            }
+        }
+        if let Some(req) = policy.require
+            && gated
+            && in_scope(db, def, &policy.scope, &exported)
+        {
+            let ok = match req {
+                Requirement::Accepted => sidecar.accepted,
+                Requirement::Tested => status >= Ladder::Tested,
+                Requirement::Verified => status >= Ladder::Verified,
+            };
+            if !ok {
+                push(
+                    path,
+                    "policy",
+                    format!(
+                        "requires {} but is {status}{}",
+                        req_name(req),
+                        if sidecar.accepted { ", accepted" } else { "" }
+                    ),
+                );
+            }
+        }
+    }
+    out.extend(oracle_cycles(db));
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn req_name(r: Requirement) -> &'static str {
+    match r {
+        Requirement::Accepted => "accepted",
+        Requirement::Tested => "tested",
+        Requirement::Verified => "verified",
+    }
+}
+
+/// Accepted definitions that vouch for each other through `definition` oracles: inside a
+/// cycle no member's acceptance rests on anything outside it, so none of them counts.
+fn oracle_cycles(db: &dyn salsa::Database) -> Vec<Violation> {
+    let index = def_index(db);
+    let mut g = DiGraph::<String, ()>::new();
+    let mut nodes = BTreeMap::new();
+    let mut node = |g: &mut DiGraph<String, ()>, p: &str| {
+        *nodes
+            .entry(p.to_string())
+            .or_insert_with(|| g.add_node(p.to_string()))
+    };
+    for (path, &def) in &index.by_path {
+        let Some(s) = sidecar_of(db, def) else {
+            continue;
+        };
+        for oracle in &s.oracles {
+            if let Oracle::Definition { name, .. } = oracle
+                && let Resolution::Found(target) = index.resolve(path, name)
+            {
+                let a = node(&mut g, path);
+                let b = node(&mut g, &target);
+                g.add_edge(a, b, ());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for scc in petgraph::algo::tarjan_scc(&g) {
+        let cyclic = scc.len() > 1 || g.contains_edge(scc[0], scc[0]);
+        if !cyclic {
+            continue;
+        }
+        let mut members: Vec<String> = scc.iter().map(|&ix| g[ix].clone()).collect();
+        members.sort();
+        for m in &members {
+            let accepted = index
+                .get(m)
+                .and_then(|d| sidecar_of(db, d))
+                .is_some_and(|s| s.accepted);
+            if accepted {
+                out.push(Violation {
+                    def: m.clone(),
+                    code: "oracle-cycle",
+                    message: format!(
+                        "accepted only through an oracle cycle: {}",
+                        members.join(" → ")
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn in_scope(
+    db: &dyn salsa::Database,
+    def: Definition,
+    scope: &Scope,
+    exported: &BTreeSet<String>,
+) -> bool {
+    match scope {
+        Scope::All => true,
+        Scope::Exported => exported.contains(def.path(db)),
+        Scope::Tag(tag) => matches!(parsed_tr(db, def), Some(Ok(tr))
+            if tr.frontmatter.as_ref().is_some_and(|f| f.tags.iter().any(|t| t == tag))),
+    }
+}
+
+/// Definitions named in module headers' `exports` blocks: one name per line or separated
+/// by commas or spaces; `#` starts a comment.
+pub fn exported(db: &dyn salsa::Database) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for &def in Project::get(db).definitions(db) {
+        let path = def.path(db);
+        if short_name(path) != "_module" {
+            continue;
+        }
+        let Some(Ok(tr)) = parsed_tr(db, def) else {
+            continue;
+        };
+        let module = module_of(path);
+        for block in tr.blocks.iter().filter(|b| b.lang == "exports") {
+            for line in block.content.lines() {
+                let line = line.split('#').next().unwrap_or("");
+                for name in line.split([',', ' ', '\t']).filter(|n| !n.is_empty()) {
+                    out.insert(if module.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{module}/{name}")
+                    });
+                }
+            }
+        }
+    }
+    out
+}

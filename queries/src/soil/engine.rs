@@ -1,0 +1,510 @@
+//! The soil-lock query graph.
+//!
+//! ```text
+//! Definition.tr ─► parsed_tr ─► spec_hashes ─► formal_hash_now ──────────┐ (definition oracles)
+//! Definition.sidecar ─► parsed_sidecar ─► lowered_soil_hash ─────────────┼─► flags(caller)
+//!                                  └────► edges ─► graph, impact, why    │
+//! Project (definition list, external hashes) ─► def_index ───────────────┘
+//! ```
+//!
+//! The cut-off points are deliberate. A caller's flags read its callee only through
+//! `lowered_soil_hash` and `formal_hash_now`, so a prose edit of the callee (which moves
+//! neither) re-runs nothing of the caller, and a new callee `soil_hash` re-runs exactly the
+//! callers that read it — never a blanket reverse closure. No query recurses across
+//! definitions, so cycles in the call graph cannot make salsa loop.
+
+use super::sidecar::{Author, Oracle, ProseState, Sidecar, SidecarError};
+use super::spec_hash::{self, SpecHashes};
+use super::status::{Flag, Ladder};
+use super::tr::{self, TrFile};
+use crate::hash::ContentHash;
+use std::collections::BTreeMap;
+
+/// One definition: its identity (root-relative path without extension, such as
+/// `csvstats/median`) and the bytes of its `.tr` and `.lock`, as far as they exist.
+#[salsa::input(debug)]
+pub struct Definition {
+    #[returns(ref)]
+    pub path: String,
+    #[returns(ref)]
+    pub tr: Option<Vec<u8>>,
+    #[returns(ref)]
+    pub sidecar: Option<Vec<u8>>,
+    /// Whether `f.soil` exists beside the spec.
+    #[returns(copy)]
+    pub soil_exists: bool,
+}
+
+/// The root: every definition, and the current hashes of what oracles point at outside the
+/// specs (reference files by root-relative path, CLIs by `cli:<command>`; `None` when the
+/// file or executable cannot be found).
+#[salsa::input(singleton, debug)]
+pub struct Project {
+    #[returns(ref)]
+    pub definitions: Vec<Definition>,
+    #[returns(ref)]
+    pub externals: BTreeMap<String, Option<String>>,
+}
+
+/// The key under which an oracle's current hash is found in [`Project::externals`].
+pub fn external_key(oracle: &Oracle) -> Option<String> {
+    match oracle {
+        Oracle::Reference { path, .. } => Some(reference_file(path).to_string()),
+        Oracle::Cli { command, .. } => Some(format!("cli:{command}")),
+        Oracle::Definition { .. } => None,
+    }
+}
+
+/// `ref/stats.py::median` names a symbol in `ref/stats.py`; the file is what is hashed.
+pub fn reference_file(path: &str) -> &str {
+    path.split_once("::").map_or(path, |(file, _)| file)
+}
+
+/// The file name of a definition's spec, which decides module/project headers.
+fn file_name(path: &str) -> String {
+    format!("{}.tr", path.rsplit('/').next().unwrap_or(path))
+}
+
+/// The definition's `name`: the last path component.
+pub fn short_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The definition's module: its folder (`""` at the root).
+pub fn module_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(m, _)| m)
+}
+
+/// A problem that makes a file unreadable, with the position inside it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InputError {
+    pub message: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn parsed_tr(db: &dyn salsa::Database, def: Definition) -> Option<Result<TrFile, InputError>> {
+    let bytes = def.tr(db).as_ref()?;
+    Some(match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(tr::parse(&file_name(def.path(db)), text)),
+        Err(e) => Err(InputError {
+            message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+            line: None,
+            column: None,
+        }),
+    })
+}
+
+/// The three hashes recomputed from the current `.tr`.
+#[salsa::tracked(returns(copy))]
+pub fn spec_hashes(db: &dyn salsa::Database, def: Definition) -> Option<SpecHashes> {
+    let Some(Ok(parsed)) = parsed_tr(db, def) else {
+        return None;
+    };
+    let text = std::str::from_utf8(def.tr(db).as_ref()?).ok()?;
+    Some(spec_hash::spec_hashes(parsed, text))
+}
+
+/// The `formal` hash alone: what a `definition` oracle on this definition depends on.
+#[salsa::tracked(returns(copy))]
+pub fn formal_hash_now(db: &dyn salsa::Database, def: Definition) -> Option<ContentHash> {
+    spec_hashes(db, def).map(|h| h.formal)
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn parsed_sidecar(
+    db: &dyn salsa::Database,
+    def: Definition,
+) -> Option<Result<Sidecar, SidecarError>> {
+    let bytes = def.sidecar(db).as_ref()?;
+    Some(match std::str::from_utf8(bytes) {
+        Ok(text) => super::sidecar::parse(text),
+        Err(e) => Err(SidecarError {
+            path: String::new(),
+            line: None,
+            column: None,
+            message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+        }),
+    })
+}
+
+/// The sidecar if it exists and reads.
+pub fn sidecar_of(db: &dyn salsa::Database, def: Definition) -> Option<&Sidecar> {
+    parsed_sidecar(db, def).as_ref()?.as_ref().ok()
+}
+
+/// The callee side of `calls[].hash`: what callers were checked against.
+#[salsa::tracked(returns(ref))]
+pub fn lowered_soil_hash(db: &dyn salsa::Database, def: Definition) -> Option<String> {
+    sidecar_of(db, def)?
+        .lowering
+        .as_ref()
+        .map(|l| l.soil_hash.clone())
+}
+
+/// Definitions by path and by name, for resolving `calls[].name` and oracle names. Depends
+/// only on the list of definitions, never on their contents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefIndex {
+    pub by_path: BTreeMap<String, Definition>,
+    by_name: BTreeMap<String, Vec<String>>,
+}
+
+/// What a name in a sidecar refers to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Resolution {
+    Found(String),
+    Missing,
+    /// More than one definition elsewhere in the root has that name.
+    Ambiguous(Vec<String>),
+}
+
+impl DefIndex {
+    /// In the caller's own module first, then anywhere in the root if exactly one
+    /// definition has that name; `module/name` resolves directly.
+    pub fn resolve(&self, from: &str, name: &str) -> Resolution {
+        if name.contains('/') {
+            return if self.by_path.contains_key(name) {
+                Resolution::Found(name.to_string())
+            } else {
+                Resolution::Missing
+            };
+        }
+        let module = module_of(from);
+        let local = if module.is_empty() {
+            name.to_string()
+        } else {
+            format!("{module}/{name}")
+        };
+        if self.by_path.contains_key(&local) {
+            return Resolution::Found(local);
+        }
+        match self.by_name.get(name).map(Vec::as_slice) {
+            Some([one]) => Resolution::Found(one.clone()),
+            Some(many) if many.len() > 1 => Resolution::Ambiguous(many.to_vec()),
+            _ => Resolution::Missing,
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Option<Definition> {
+        self.by_path.get(path).copied()
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn def_index(db: &dyn salsa::Database) -> DefIndex {
+    let mut by_path = BTreeMap::new();
+    let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for def in Project::get(db).definitions(db) {
+        let path = def.path(db).clone();
+        let name = short_name(&path);
+        if !name.starts_with('_') {
+            by_name
+                .entry(name.to_string())
+                .or_default()
+                .push(path.clone());
+        }
+        by_path.insert(path, *def);
+    }
+    DefIndex { by_path, by_name }
+}
+
+/// A typed edge out of one definition, as its sidecar records it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Edge {
+    pub kind: EdgeKind,
+    /// The name as written in the sidecar.
+    pub name: String,
+    pub target: Resolution,
+    /// The hash recorded in the sidecar (callee `soil_hash`, oracle hash, helper hash).
+    pub recorded: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EdgeKind {
+    /// `lowering.calls`: the caller was checked against the callee's `soil_hash`.
+    Call,
+    /// A `definition` oracle: the tests use another definition as their oracle.
+    Oracle,
+    /// A `reference` or `cli` oracle: the target is outside the specs.
+    External,
+    /// `lowering.private_helpers`: the definition owns a private helper.
+    Helper,
+}
+
+impl EdgeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeKind::Call => "call",
+            EdgeKind::Oracle => "oracle",
+            EdgeKind::External => "external",
+            EdgeKind::Helper => "helper",
+        }
+    }
+}
+
+/// The edges of one definition. Re-runs when its own sidecar changes, or when the set of
+/// definitions changes (resolution).
+#[salsa::tracked(returns(ref))]
+pub fn edges(db: &dyn salsa::Database, def: Definition) -> Vec<Edge> {
+    let Some(sidecar) = sidecar_of(db, def) else {
+        return Vec::new();
+    };
+    let index = def_index(db);
+    let from = def.path(db);
+    let mut out = Vec::new();
+    if let Some(lowering) = &sidecar.lowering {
+        for call in &lowering.calls {
+            out.push(Edge {
+                kind: EdgeKind::Call,
+                name: call.name.clone(),
+                target: index.resolve(from, &call.name),
+                recorded: call.hash.clone(),
+            });
+        }
+        for helper in &lowering.private_helpers {
+            let module = module_of(from);
+            let node = if module.is_empty() {
+                helper.name.clone()
+            } else {
+                format!("{module}/{}", helper.name)
+            };
+            out.push(Edge {
+                kind: EdgeKind::Helper,
+                name: helper.name.clone(),
+                target: Resolution::Found(node),
+                recorded: helper.hash.clone(),
+            });
+        }
+    }
+    for oracle in &sidecar.oracles {
+        let (kind, name, target) = match oracle {
+            Oracle::Definition { name, .. } => {
+                (EdgeKind::Oracle, name.clone(), index.resolve(from, name))
+            }
+            Oracle::Reference { path, .. } => (
+                EdgeKind::External,
+                path.clone(),
+                Resolution::Found(reference_file(path).to_string()),
+            ),
+            Oracle::Cli { command, .. } => (
+                EdgeKind::External,
+                command.clone(),
+                Resolution::Found(format!("cli:{command}")),
+            ),
+        };
+        out.push(Edge {
+            kind,
+            name,
+            target,
+            recorded: oracle.recorded_hash().to_string(),
+        });
+    }
+    out
+}
+
+/// Why one flag is set: the evidence `why` prints.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Reason {
+    pub flag: Flag,
+    /// The definition or file the disagreement is with, if not the definition itself.
+    pub other: Option<String>,
+    pub recorded: Option<String>,
+    pub current: Option<String>,
+    pub detail: String,
+}
+
+/// The flags of one definition with their evidence, sorted by flag.
+#[salsa::tracked(returns(ref))]
+pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
+    let mut out = Vec::new();
+    let reason = |flag, detail: String| Reason {
+        flag,
+        other: None,
+        recorded: None,
+        current: None,
+        detail,
+    };
+    let Some(Ok(sidecar)) = parsed_sidecar(db, def) else {
+        if def.tr(db).is_some() && def.sidecar(db).is_none() {
+            out.push(reason(Flag::NoLock, "no sidecar beside the spec".into()));
+        }
+        return out;
+    };
+    if let Some(now) = spec_hashes(db, def) {
+        let stored = &sidecar.spec.hashes;
+        let mut compare = |flag, what: &str, stored: Option<&str>, now: Option<ContentHash>| {
+            let now = now.map(|h| h.to_string());
+            if stored != now.as_deref() {
+                out.push(Reason {
+                    flag,
+                    other: None,
+                    recorded: stored.map(str::to_string),
+                    current: now,
+                    detail: format!("the {what} part of the spec changed since it was locked"),
+                });
+            }
+        };
+        compare(
+            Flag::FormalStale,
+            "formal",
+            Some(&stored.formal),
+            Some(now.formal),
+        );
+        compare(Flag::TestStale, "test", stored.test.as_deref(), now.test);
+        compare(
+            Flag::ProseStale,
+            "prose",
+            Some(&stored.prose),
+            Some(now.prose),
+        );
+        if let Some(Ok(parsed)) = parsed_tr(db, def) {
+            let in_spec: Vec<(String, Author)> = parsed
+                .blocks
+                .iter()
+                .map(|b| {
+                    (
+                        b.identity(),
+                        if b.agent {
+                            Author::Agent
+                        } else {
+                            Author::Human
+                        },
+                    )
+                })
+                .collect();
+            let in_lock: Vec<(String, Author)> = sidecar
+                .spec
+                .blocks
+                .iter()
+                .map(|b| (b.block.clone(), b.author))
+                .collect();
+            if in_spec != in_lock {
+                out.push(reason(
+                    Flag::BlocksDrift,
+                    describe_drift(&in_lock, &in_spec),
+                ));
+            }
+        }
+    }
+    if sidecar.spec.prose_state == ProseState::ReviewSuggested {
+        out.push(reason(
+            Flag::ReviewSuggested,
+            "the prose changed under an unchanged lowering; an agent should confirm it".into(),
+        ));
+    }
+    if sidecar.lowering.is_some() && !def.soil_exists(db) {
+        out.push(reason(
+            Flag::SoilMissing,
+            "a lowering is recorded but the .soil file is missing".into(),
+        ));
+    }
+    let index = def_index(db);
+    let externals = Project::get(db).externals(db);
+    for edge in edges(db, def) {
+        match (&edge.kind, &edge.target) {
+            (EdgeKind::Helper, _) => {}
+            (EdgeKind::Call, Resolution::Found(callee)) => {
+                let current = index
+                    .get(callee)
+                    .and_then(|d| lowered_soil_hash(db, d).clone());
+                if current.as_deref() != Some(edge.recorded.as_str()) {
+                    out.push(Reason {
+                        flag: Flag::StaleCallees,
+                        other: Some(callee.clone()),
+                        recorded: Some(edge.recorded.clone()),
+                        current: current.clone(),
+                        detail: match current {
+                            Some(_) => {
+                                format!("callee {callee} was re-lowered since this was checked")
+                            }
+                            None => format!("callee {callee} has no lowering"),
+                        },
+                    });
+                }
+            }
+            (EdgeKind::Call, unresolved) => out.push(Reason {
+                flag: Flag::MissingCallee,
+                other: Some(edge.name.clone()),
+                recorded: Some(edge.recorded.clone()),
+                current: None,
+                detail: match unresolved {
+                    Resolution::Ambiguous(many) => {
+                        format!("callee `{}` is ambiguous: {}", edge.name, many.join(", "))
+                    }
+                    _ => format!("callee `{}` resolves to no definition", edge.name),
+                },
+            }),
+            (EdgeKind::Oracle, target) => {
+                let current = match target {
+                    Resolution::Found(p) => index
+                        .get(p)
+                        .and_then(|d| formal_hash_now(db, d))
+                        .map(|h| h.to_string()),
+                    _ => None,
+                };
+                if current.as_deref() != Some(edge.recorded.as_str()) {
+                    out.push(Reason {
+                        flag: Flag::StaleOracle,
+                        other: Some(match target {
+                            Resolution::Found(p) => p.clone(),
+                            _ => edge.name.clone(),
+                        }),
+                        recorded: Some(edge.recorded.clone()),
+                        current,
+                        detail: format!(
+                            "oracle definition `{}` changed its formal spec",
+                            edge.name
+                        ),
+                    });
+                }
+            }
+            (EdgeKind::External, Resolution::Found(key)) => {
+                let current = externals.get(key).cloned().flatten();
+                if current.as_deref() != Some(edge.recorded.as_str()) {
+                    out.push(Reason {
+                        flag: Flag::StaleOracle,
+                        other: Some(edge.name.clone()),
+                        recorded: Some(edge.recorded.clone()),
+                        current: current.clone(),
+                        detail: match current {
+                            Some(_) => format!("oracle `{}` changed", edge.name),
+                            None => format!("oracle `{}` cannot be found", edge.name),
+                        },
+                    });
+                }
+            }
+            (EdgeKind::External, _) => {}
+        }
+    }
+    out.sort_by(|a, b| (a.flag, &a.other).cmp(&(b.flag, &b.other)));
+    out
+}
+
+fn describe_drift(lock: &[(String, Author)], spec: &[(String, Author)]) -> String {
+    for (l, s) in lock.iter().zip(spec) {
+        if l.0 != s.0 {
+            return format!("block `{}` in the lock, `{}` in the spec", l.0, s.0);
+        }
+        if l.1 != s.1 {
+            return format!(
+                "block `{}` is recorded as {}-authored but the spec marks it {}",
+                l.0,
+                l.1.as_str(),
+                s.1.as_str()
+            );
+        }
+    }
+    format!(
+        "the lock records {} blocks, the spec has {}",
+        lock.len(),
+        spec.len()
+    )
+}
+
+/// The ladder of one definition; depends on its own sidecar only.
+#[salsa::tracked(returns(copy))]
+pub fn ladder(db: &dyn salsa::Database, def: Definition) -> Ladder {
+    Ladder::of(sidecar_of(db, def))
+}

@@ -1,0 +1,127 @@
+//! The derived manifest `soil.lock` (soil-lock spec §8): a pure merge of the sidecars plus
+//! the nodes and aggregates that only exist across definitions.
+//!
+//! It is regenerated on demand and compared byte for byte by `manifest --check`, so the
+//! output depends only on the set of sidecars, never on the order they were found in.
+
+use super::write::{Layout, inline_object, inline_strings, quote, render_document, sidecar_layout};
+use super::{LOCK_FORMAT, Sidecar};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Manifest {
+    /// Root-relative definition path (`csvstats/median`) → its sidecar.
+    pub definitions: BTreeMap<String, Sidecar>,
+    /// Sorted by name, then hash.
+    pub soil_private: Vec<PrivateNode>,
+    /// Definition path → its non-empty `spec.escape_hatches`.
+    pub escape_hatches: BTreeMap<String, Vec<String>>,
+    /// Package name → full package hash, from `soil.toml`.
+    pub trusted_packages: BTreeMap<String, String>,
+}
+
+/// A private Soil helper as the graph sees it: one node per name and hash, so that two
+/// lowerings that were made against different versions of a helper show both versions.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PrivateNode {
+    /// `module/_helper`, the module being the owning definitions' folder; a helper of a
+    /// definition at the root is named without a folder.
+    pub name: String,
+    pub hash: String,
+    /// Paths of the definitions whose lowering lists the helper, sorted and unique.
+    pub owners: Vec<String>,
+}
+
+/// Merges the sidecars into the manifest. If a path appears twice the later sidecar wins,
+/// and the derived parts are computed from the surviving set only.
+pub fn build_manifest(
+    defs: &[(String, Sidecar)],
+    trusted_packages: BTreeMap<String, String>,
+) -> Manifest {
+    let definitions: BTreeMap<String, Sidecar> = defs.iter().cloned().collect();
+
+    let mut private: BTreeMap<(String, String), BTreeSet<&str>> = BTreeMap::new();
+    for (path, sidecar) in &definitions {
+        let Some(lowering) = &sidecar.lowering else {
+            continue;
+        };
+        let folder = path.rsplit_once('/').map(|(folder, _)| folder);
+        for helper in &lowering.private_helpers {
+            let name = match folder {
+                Some(folder) => format!("{folder}/{}", helper.name),
+                None => helper.name.clone(),
+            };
+            private
+                .entry((name, helper.hash.clone()))
+                .or_default()
+                .insert(path);
+        }
+    }
+    let soil_private = private
+        .into_iter()
+        .map(|((name, hash), owners)| PrivateNode {
+            name,
+            hash,
+            owners: owners.into_iter().map(str::to_owned).collect(),
+        })
+        .collect();
+
+    let escape_hatches = definitions
+        .iter()
+        .filter(|(_, s)| !s.spec.escape_hatches.is_empty())
+        .map(|(path, s)| (path.clone(), s.spec.escape_hatches.clone()))
+        .collect();
+
+    Manifest {
+        definitions,
+        soil_private,
+        escape_hatches,
+        trusted_packages,
+    }
+}
+
+/// The manifest in the sidecars' canonical style: each sidecar object nested under its
+/// path, `soil_private` nodes one inline object per line with an inline `owners` list,
+/// maps one entry per line sorted by key (`trusted_packages` included: only `versions` is
+/// packed on one line in the sidecars).
+pub fn manifest_to_canonical_string(manifest: &Manifest) -> String {
+    let definitions = manifest
+        .definitions
+        .iter()
+        .map(|(path, sidecar)| (path.clone(), sidecar_layout(sidecar)))
+        .collect();
+    let soil_private = manifest
+        .soil_private
+        .iter()
+        .map(|node| {
+            inline_object(&[
+                ("name", quote(&node.name)),
+                ("hash", quote(&node.hash)),
+                ("owners", inline_strings(&node.owners)),
+            ])
+        })
+        .collect();
+    let escape_hatches = manifest
+        .escape_hatches
+        .iter()
+        .map(|(path, list)| (path.clone(), Layout::Inline(inline_strings(list))))
+        .collect();
+    let trusted_packages = manifest
+        .trusted_packages
+        .iter()
+        .map(|(name, hash)| (name.clone(), Layout::Inline(quote(hash))))
+        .collect();
+    render_document(&Layout::Object(vec![
+        (
+            "lock_format".to_owned(),
+            Layout::Inline(LOCK_FORMAT.to_string()),
+        ),
+        ("definitions".to_owned(), Layout::Object(definitions)),
+        ("soil_private".to_owned(), Layout::Lines(soil_private)),
+        ("escape_hatches".to_owned(), Layout::Object(escape_hatches)),
+        (
+            "trusted_packages".to_owned(),
+            Layout::Object(trusted_packages),
+        ),
+    ]))
+}

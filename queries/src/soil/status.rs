@@ -1,0 +1,124 @@
+//! The derived status of a definition (spec §5): the typed/tested/verified ladder read off
+//! its sidecar, and the flags that say where the sidecar and the world disagree. Neither is
+//! ever stored.
+
+use super::sidecar::{ClauseState, RefinementSummary, Refinements, Sidecar, TestResult, TypeCheck};
+use std::fmt;
+
+/// The ladder. Each rung implies the ones below it; `accepted` is reported beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ladder {
+    /// No sidecar.
+    Unlocked,
+    /// `lowering: null`.
+    Unlowered,
+    /// `checks.types == "error"`.
+    Error,
+    /// Holes left in the Soil: never tested, never accepted.
+    Partial,
+    /// Types ok, no holes.
+    Typed,
+    /// Typed, at least one test row, every row `pass` or `xfail`.
+    Tested,
+    /// Tested, and every refinement clause (or type invariant) proven.
+    Verified,
+}
+
+impl Ladder {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ladder::Unlocked => "unlocked",
+            Ladder::Unlowered => "unlowered",
+            Ladder::Error => "error",
+            Ladder::Partial => "partial",
+            Ladder::Typed => "typed",
+            Ladder::Tested => "tested",
+            Ladder::Verified => "verified",
+        }
+    }
+
+    /// Reads the ladder off a sidecar (or its absence).
+    pub fn of(sidecar: Option<&Sidecar>) -> Ladder {
+        let Some(s) = sidecar else {
+            return Ladder::Unlocked;
+        };
+        if s.lowering.is_none() {
+            return Ladder::Unlowered;
+        }
+        if s.checks.types == TypeCheck::Error {
+            return Ladder::Error;
+        }
+        if s.checks.holes.is_some_and(|h| h > 0) {
+            return Ladder::Partial;
+        }
+        let tested = !s.tests.is_empty()
+            && s.tests
+                .iter()
+                .all(|t| matches!(t.result, TestResult::Pass | TestResult::Xfail));
+        if !tested {
+            return Ladder::Typed;
+        }
+        if all_proven(s) {
+            Ladder::Verified
+        } else {
+            Ladder::Tested
+        }
+    }
+}
+
+impl fmt::Display for Ladder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Every clause proven, and at least one clause: an empty set proves nothing, so only
+/// `tested` means correct there (seed §8).
+fn all_proven(s: &Sidecar) -> bool {
+    let clauses_proven = |m: &std::collections::BTreeMap<String, ClauseState>| {
+        !m.is_empty() && m.values().all(|c| *c == ClauseState::Proven)
+    };
+    match &s.checks.refinements {
+        Refinements::Clauses(m) => clauses_proven(m),
+        Refinements::Prototype(summary) => *summary == RefinementSummary::Proven,
+        Refinements::Absent => s.checks.invariants.as_ref().is_some_and(clauses_proven),
+    }
+}
+
+/// Where a sidecar disagrees with the spec, the callees, the oracles or the files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Flag {
+    NoLock,
+    FormalStale,
+    TestStale,
+    ProseStale,
+    ReviewSuggested,
+    StaleCallees,
+    StaleOracle,
+    MissingCallee,
+    SoilMissing,
+    BlocksDrift,
+}
+
+impl Flag {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Flag::NoLock => "no-lock",
+            Flag::FormalStale => "formal-stale",
+            Flag::TestStale => "test-stale",
+            Flag::ProseStale => "prose-stale",
+            Flag::ReviewSuggested => "review-suggested",
+            Flag::StaleCallees => "stale-callees",
+            Flag::StaleOracle => "stale-oracle",
+            Flag::MissingCallee => "missing-callee",
+            Flag::SoilMissing => "soil-missing",
+            Flag::BlocksDrift => "blocks-drift",
+        }
+    }
+}
+
+impl fmt::Display for Flag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

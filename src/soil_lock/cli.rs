@@ -1,0 +1,92 @@
+//! The `soil-lock` command line (see `docs/soil-lock.md`).
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "soil-lock",
+    version,
+    about = "Keeps per-definition lock sidecars honest: spec hashes, status, invalidation, manifest",
+    after_help = "Exit codes: 0 clean; 1 violations, an out-of-date manifest or a failed gate; \
+                  2 usage, I/O, or an unreadable spec or sidecar."
+)]
+pub struct Cli {
+    /// The root (a directory with soil.toml); default: the nearest one walking up.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Per definition: kind, ladder status, accepted, flags and the recomputed hashes.
+    Status {
+        #[arg(long)]
+        json: bool,
+        /// Definitions to show (paths like `stats/median`); default: all.
+        defs: Vec<String>,
+    },
+    /// Check the invariants and the CI policy; exit 1 with one line per violation.
+    Check {
+        /// Require every definition in scope to be at least this.
+        #[arg(long, value_enum)]
+        require: Option<Require>,
+        /// Apply --require to exported definitions only (module `exports` blocks).
+        #[arg(long, conflicts_with = "tag")]
+        exported: bool,
+        /// Apply --require to definitions with this tag only.
+        #[arg(long, value_name = "TAG")]
+        tag: Option<String>,
+    },
+    /// Create missing sidecars; re-anchor prose changes with `review-suggested`.
+    Refresh,
+    /// Write the derived soil.lock manifest (or, with --check, fail if it is out of date).
+    Manifest {
+        #[arg(long)]
+        check: bool,
+    },
+    /// Print the call and oracle graph.
+    Graph {
+        #[arg(long, value_enum, default_value = "dot")]
+        format: GraphFormat,
+    },
+    /// What an edit of a definition (or a reference file, or `cli:<command>`) would reach.
+    Impact {
+        target: String,
+        #[arg(long, value_enum, default_value = "formal")]
+        change: ChangeArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Why a definition is flagged, as a path of edges to the cause.
+    Why {
+        def: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Require {
+    Accepted,
+    Tested,
+    Verified,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormat {
+    Dot,
+    Json,
+    Mermaid,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ChangeArg {
+    Formal,
+    Test,
+    Prose,
+    Soil,
+}

@@ -1,0 +1,284 @@
+//! `soil-lock`: the shell around the soil engine.
+
+pub mod cli;
+mod render;
+mod root;
+
+use crate::fsutil::write_if_changed;
+use clap::Parser;
+use cli::{ChangeArg, Cli, Command, GraphFormat, Require};
+use lockgraph_queries::soil::check::{self, Policy, Requirement, Scope};
+use lockgraph_queries::soil::engine::{self, Definition};
+use lockgraph_queries::soil::graph::{self, Change};
+use lockgraph_queries::soil::sidecar::{
+    self, Author, BlockAuthor, DefKind, ProseState, Sidecar, SpecHashes,
+};
+use lockgraph_queries::soil::tr::FileKind;
+use root::Root;
+use std::process::ExitCode;
+
+/// A run that cannot go on: usage, I/O, or unreadable input (exit 2).
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+        }
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(f) => {
+            eprintln!("error: {}", f.message);
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `Ok(true)`: clean; `Ok(false)`: violations or a failed gate.
+fn run(cli: Cli) -> Result<bool, Failure> {
+    let mut root = Root::open(cli.root.as_deref())?;
+    match cli.command {
+        Command::Status { json, defs } => status(&root, json, &defs),
+        Command::Check {
+            require,
+            exported,
+            tag,
+        } => {
+            unreadable_inputs(&root)?;
+            let policy = Policy {
+                require: require.map(|r| match r {
+                    Require::Accepted => Requirement::Accepted,
+                    Require::Tested => Requirement::Tested,
+                    Require::Verified => Requirement::Verified,
+                }),
+                scope: match (exported, tag) {
+                    (true, _) => Scope::Exported,
+                    (false, Some(t)) => Scope::Tag(t),
+                    (false, None) => Scope::All,
+                },
+            };
+            let violations = check::check(&root.db, &policy);
+            for v in &violations {
+                println!("{}: {}: {}", v.def, v.code, v.message);
+            }
+            Ok(violations.is_empty())
+        }
+        Command::Refresh => refresh(&mut root),
+        Command::Manifest { check } => manifest(&root, check),
+        Command::Graph { format } => {
+            let g = graph::build(&root.db);
+            let text = match format {
+                GraphFormat::Dot => render::dot(&root, &g),
+                GraphFormat::Mermaid => render::mermaid(&root, &g),
+                GraphFormat::Json => render::graph_json(&root, &g),
+            };
+            print!("{text}");
+            Ok(true)
+        }
+        Command::Impact {
+            target,
+            change,
+            json,
+        } => {
+            let g = graph::build(&root.db);
+            let target = target.trim_end_matches(".tr").to_string();
+            if g.index(&target).is_none() {
+                return Err(Failure::new(format!(
+                    "`{target}` is neither a definition nor a file or CLI an oracle names"
+                )));
+            }
+            let change = match change {
+                ChangeArg::Formal => Change::Formal,
+                ChangeArg::Test => Change::Test,
+                ChangeArg::Prose => Change::Prose,
+                ChangeArg::Soil => Change::Soil,
+            };
+            let reached = graph::impact(&g, &target, change);
+            render::impact(&target, &reached, json);
+            Ok(true)
+        }
+        Command::Why { def, json } => {
+            let d = root.find(&def)?;
+            render::why(&root, d, json);
+            Ok(true)
+        }
+    }
+}
+
+/// Stops with exit 2 when any spec or sidecar cannot be read, naming each one.
+fn unreadable_inputs(root: &Root) -> Result<(), Failure> {
+    let mut problems = Vec::new();
+    for &def in &root.defs {
+        if let Some(Err(e)) = engine::parsed_sidecar(&root.db, def) {
+            problems.push(format!("{}.lock: {e}", def.path(&root.db)));
+        }
+        if let Some(Err(e)) = engine::parsed_tr(&root.db, def) {
+            problems.push(format!("{}.tr: {}", def.path(&root.db), e.message));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::new(problems.join("\nerror: ")))
+    }
+}
+
+fn status(root: &Root, json: bool, wanted: &[String]) -> Result<bool, Failure> {
+    let defs: Vec<Definition> = if wanted.is_empty() {
+        root.defs.clone()
+    } else {
+        wanted
+            .iter()
+            .map(|w| root.find(w))
+            .collect::<Result<_, _>>()?
+    };
+    render::status(root, &defs, json);
+    unreadable_inputs(root)?;
+    Ok(true)
+}
+
+/// What kind a definition is, from its sidecar or else its spec.
+pub fn kind_of(root: &Root, def: Definition) -> Option<DefKind> {
+    if let Some(s) = engine::sidecar_of(&root.db, def) {
+        return Some(s.kind);
+    }
+    match engine::parsed_tr(&root.db, def) {
+        Some(Ok(tr)) => Some(match tr.kind {
+            FileKind::Function => DefKind::Function,
+            FileKind::Type => DefKind::Type,
+            FileKind::Module => DefKind::Module,
+            FileKind::Project => DefKind::Project,
+        }),
+        _ => None,
+    }
+}
+
+fn hashes_of(root: &Root, def: Definition) -> Option<SpecHashes> {
+    let h = engine::spec_hashes(&root.db, def)?;
+    Some(SpecHashes {
+        formal: h.formal.to_string(),
+        test: h.test.map(|t| t.to_string()),
+        prose: h.prose.to_string(),
+    })
+}
+
+/// Creates missing sidecars with defaults and re-anchors prose edits as
+/// `review-suggested`. It never touches `formal` or `test` (those stay stale until a
+/// lowering or a test run vouches for the new spec), never rewrites an unchanged file, and
+/// never overwrites a sidecar it cannot read.
+fn refresh(root: &mut Root) -> Result<bool, Failure> {
+    let mut problems = Vec::new();
+    let mut written = 0;
+    for &def in &root.defs {
+        let path = def.path(&root.db).clone();
+        let Some(hashes) = hashes_of(root, def) else {
+            continue; // no readable spec: nothing to anchor to
+        };
+        let next: Sidecar = match engine::parsed_sidecar(&root.db, def) {
+            None => {
+                let Some(Ok(tr)) = engine::parsed_tr(&root.db, def) else {
+                    continue;
+                };
+                let blocks = tr
+                    .blocks
+                    .iter()
+                    .map(|b| BlockAuthor {
+                        block: b.identity(),
+                        author: if b.agent {
+                            Author::Agent
+                        } else {
+                            Author::Human
+                        },
+                    })
+                    .collect();
+                let name = if tr.name().is_empty() {
+                    engine::short_name(&path).to_string()
+                } else {
+                    tr.name().to_string()
+                };
+                let kind = kind_of(root, def).unwrap_or(DefKind::Function);
+                let mut fresh =
+                    sidecar::default_for(&name, kind, hashes, blocks, root.toml.versions());
+                if let Some(decisions) = &mut fresh.spec.decisions {
+                    for b in tr.blocks.iter().filter(|b| b.lang == "decisions") {
+                        for line in b.content.lines() {
+                            if let Some((k, v)) = line.split_once(':') {
+                                decisions.insert(k.trim().to_string(), v.trim().to_string());
+                            }
+                        }
+                    }
+                }
+                fresh
+            }
+            Some(Err(e)) => {
+                problems.push(format!("{path}.lock: {e}; left untouched"));
+                continue;
+            }
+            Some(Ok(current)) => {
+                let mut next = current.clone();
+                if next.spec.hashes.prose != hashes.prose {
+                    next.spec.hashes.prose = hashes.prose;
+                    next.spec.prose_state = ProseState::ReviewSuggested;
+                }
+                next
+            }
+        };
+        let file = root.file(def, "lock");
+        if write_if_changed(&file, sidecar::to_canonical_string(&next).as_bytes())
+            .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?
+        {
+            written += 1;
+            eprintln!("wrote {path}.lock");
+        }
+    }
+    eprintln!("{written} sidecars written");
+    if problems.is_empty() {
+        Ok(true)
+    } else {
+        Err(Failure::new(problems.join("\nerror: ")))
+    }
+}
+
+fn manifest(root: &Root, check: bool) -> Result<bool, Failure> {
+    unreadable_inputs(root)?;
+    let defs: Vec<(String, Sidecar)> = root
+        .defs
+        .iter()
+        .filter_map(|&d| {
+            engine::sidecar_of(&root.db, d).map(|s| (d.path(&root.db).clone(), s.clone()))
+        })
+        .collect();
+    let text = sidecar::manifest_to_canonical_string(&sidecar::build_manifest(
+        &defs,
+        root.toml.trusted_packages.clone(),
+    ));
+    let file = root.dir.join(root::MANIFEST);
+    if check {
+        let current = std::fs::read(&file).unwrap_or_default();
+        if current != text.as_bytes() {
+            println!(
+                "{} is out of date; run `soil-lock manifest`",
+                root::MANIFEST
+            );
+            return Ok(false);
+        }
+        return Ok(true);
+    }
+    let wrote = write_if_changed(&file, text.as_bytes())
+        .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
+    eprintln!(
+        "{} {}",
+        root::MANIFEST,
+        if wrote { "written" } else { "unchanged" }
+    );
+    Ok(true)
+}

@@ -1,0 +1,319 @@
+//! Output of `soil-lock`: status tables and JSON, the graph in dot, mermaid and JSON,
+//! `impact` and `why`.
+
+use super::kind_of;
+use super::root::Root;
+use lockgraph_queries::soil::engine::{self, Definition, EdgeKind};
+use lockgraph_queries::soil::graph::{self, DepGraph, NodeKind, Reached};
+use lockgraph_queries::soil::status::Ladder;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+#[derive(Serialize)]
+struct StatusJson {
+    defs: Vec<DefJson>,
+}
+
+#[derive(Serialize)]
+struct DefJson {
+    path: String,
+    kind: Option<&'static str>,
+    status: &'static str,
+    accepted: bool,
+    flags: Vec<&'static str>,
+    hashes: Option<HashesJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+#[derive(Serialize)]
+struct HashesJson {
+    formal: String,
+    test: Option<String>,
+    prose: String,
+}
+
+fn def_json(root: &Root, def: Definition) -> DefJson {
+    let db = &root.db;
+    let sidecar = engine::sidecar_of(db, def);
+    let error = match engine::parsed_sidecar(db, def) {
+        Some(Err(e)) => Some(format!("{}.lock: {e}", def.path(db))),
+        _ => match engine::parsed_tr(db, def) {
+            Some(Err(e)) => Some(format!("{}.tr: {}", def.path(db), e.message)),
+            _ => None,
+        },
+    };
+    let mut flags: Vec<&'static str> = engine::flags(db, def)
+        .iter()
+        .map(|r| r.flag.as_str())
+        .collect();
+    flags.dedup();
+    DefJson {
+        path: def.path(db).clone(),
+        kind: kind_of(root, def).map(|k| k.as_str()),
+        status: if error.is_some() && sidecar.is_none() {
+            "unreadable"
+        } else {
+            engine::ladder(db, def).as_str()
+        },
+        accepted: sidecar.is_some_and(|s| s.accepted),
+        flags,
+        hashes: engine::spec_hashes(db, def).map(|h| HashesJson {
+            formal: h.formal.to_string(),
+            test: h.test.map(|t| t.to_string()),
+            prose: h.prose.to_string(),
+        }),
+        error,
+    }
+}
+
+pub fn status(root: &Root, defs: &[Definition], json: bool) {
+    let rows: Vec<DefJson> = defs.iter().map(|&d| def_json(root, d)).collect();
+    if json {
+        let text = serde_json::to_string_pretty(&StatusJson { defs: rows }).expect("serialises");
+        println!("{text}");
+        return;
+    }
+    let width = rows.iter().map(|r| r.path.len()).max().unwrap_or(0);
+    for r in &rows {
+        let flags = if r.flags.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", r.flags.join(", "))
+        };
+        println!(
+            "{:<width$}  {:<8}  {:<10}{}{}",
+            r.path,
+            r.kind.unwrap_or("?"),
+            r.status,
+            if r.accepted { "  accepted" } else { "" },
+            flags
+        );
+        if let Some(e) = &r.error {
+            println!("{:<width$}  error: {e}", "");
+        }
+    }
+}
+
+/// The node's status colour: green verified/tested, yellow typed, red error/partial/
+/// unlowered, grey otherwise (helpers, external files).
+fn colour(root: &Root, id: &str, kind: NodeKind) -> &'static str {
+    if kind != NodeKind::Definition {
+        return "#dddddd";
+    }
+    let Some(def) = engine::def_index(&root.db).get(id) else {
+        return "#ffffff";
+    };
+    match engine::ladder(&root.db, def) {
+        Ladder::Verified => "#7fd67f",
+        Ladder::Tested => "#b8e6a0",
+        Ladder::Typed => "#f3e48a",
+        Ladder::Partial | Ladder::Error => "#f08a8a",
+        Ladder::Unlowered | Ladder::Unlocked => "#f5c28a",
+    }
+}
+
+fn status_of(root: &Root, id: &str) -> String {
+    engine::def_index(&root.db)
+        .get(id)
+        .map(|d| {
+            let mut s = engine::ladder(&root.db, d).as_str().to_string();
+            if engine::sidecar_of(&root.db, d).is_some_and(|s| s.accepted) {
+                s.push_str(", accepted");
+            }
+            s
+        })
+        .unwrap_or_default()
+}
+
+pub fn dot(root: &Root, g: &DepGraph) -> String {
+    let mut out = String::from(
+        "digraph soil {\n  rankdir=LR;\n  node [shape=box, style=filled, fontname=\"monospace\"];\n",
+    );
+    for n in g.nodes() {
+        let label = match n.kind {
+            NodeKind::Definition => format!("{}\\n{}", n.id, status_of(root, &n.id)),
+            _ => n.id.clone(),
+        };
+        let shape = match n.kind {
+            NodeKind::Definition => "box",
+            NodeKind::Helper => "ellipse",
+            NodeKind::External => "note",
+            NodeKind::Missing => "octagon",
+        };
+        let _ = writeln!(
+            out,
+            "  {:?} [label={:?}, shape={shape}, fillcolor={:?}];",
+            n.id,
+            label,
+            colour(root, &n.id, n.kind)
+        );
+    }
+    for (a, kind, b) in g.edge_list() {
+        let style = match kind {
+            EdgeKind::Call => "solid",
+            EdgeKind::Oracle => "dashed",
+            EdgeKind::External => "dotted",
+            EdgeKind::Helper => "bold",
+        };
+        let _ = writeln!(
+            out,
+            "  {a:?} -> {b:?} [label={:?}, style={style}];",
+            kind.as_str()
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+pub fn mermaid(root: &Root, g: &DepGraph) -> String {
+    let ids: BTreeMap<&str, String> = g
+        .nodes()
+        .enumerate()
+        .map(|(i, n)| (n.id.as_str(), format!("n{i}")))
+        .collect();
+    let mut out = String::from("flowchart LR\n");
+    for n in g.nodes() {
+        let label = match n.kind {
+            NodeKind::Definition => format!("{}<br/>{}", n.id, status_of(root, &n.id)),
+            _ => n.id.clone(),
+        };
+        let _ = writeln!(
+            out,
+            "  {}[\"{}\"]",
+            ids[n.id.as_str()],
+            label.replace('"', "#quot;")
+        );
+    }
+    for (a, kind, b) in g.edge_list() {
+        let arrow = match kind {
+            EdgeKind::Call => "-->",
+            _ => "-.->",
+        };
+        let _ = writeln!(
+            out,
+            "  {} {arrow}|{}| {}",
+            ids[a.as_str()],
+            kind.as_str(),
+            ids[b.as_str()]
+        );
+    }
+    for n in g.nodes() {
+        let _ = writeln!(
+            out,
+            "  style {} fill:{}",
+            ids[n.id.as_str()],
+            colour(root, &n.id, n.kind)
+        );
+    }
+    out
+}
+
+pub fn graph_json(root: &Root, g: &DepGraph) -> String {
+    let nodes: Vec<_> = g
+        .nodes()
+        .map(|n| {
+            serde_json::json!({
+                "id": n.id,
+                "kind": format!("{:?}", n.kind).to_lowercase(),
+                "status": (n.kind == NodeKind::Definition).then(|| status_of(root, &n.id)),
+            })
+        })
+        .collect();
+    let edges: Vec<_> = g
+        .edge_list()
+        .into_iter()
+        .map(|(a, k, b)| serde_json::json!({"from": a, "kind": k.as_str(), "to": b}))
+        .collect();
+    let mut text =
+        serde_json::to_string_pretty(&serde_json::json!({"nodes": nodes, "edges": edges}))
+            .expect("serialises");
+    text.push('\n');
+    text
+}
+
+pub fn impact(target: &str, reached: &[Reached], json: bool) {
+    if json {
+        let rows: Vec<_> = reached
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "def": r.def,
+                    "effect": r.effect,
+                    "via": r.via.as_ref().map(|(a, k, b)| serde_json::json!({"from": a, "kind": k.as_str(), "to": b})),
+                })
+            })
+            .collect();
+        let text =
+            serde_json::to_string_pretty(&serde_json::json!({"target": target, "reached": rows}))
+                .expect("serialises");
+        println!("{text}");
+        return;
+    }
+    if reached.is_empty() {
+        println!("{target}: the change reaches nothing");
+    }
+    for r in reached {
+        match &r.via {
+            Some((a, k, b)) => println!("{}: {}  (via {a} -{}-> {b})", r.def, r.effect, k.as_str()),
+            None => println!("{}: {}", r.def, r.effect),
+        }
+    }
+}
+
+pub fn why(root: &Root, def: Definition, json: bool) {
+    let chains = graph::why(&root.db, def);
+    let path = def.path(&root.db);
+    if json {
+        let rows: Vec<_> = chains
+            .iter()
+            .map(|chain| {
+                chain
+                    .iter()
+                    .map(|s| {
+                        serde_json::json!({
+                            "def": s.def,
+                            "flag": s.reason.flag.as_str(),
+                            "other": s.reason.other,
+                            "recorded": s.reason.recorded,
+                            "current": s.reason.current,
+                            "detail": s.reason.detail,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&serde_json::json!({"def": path, "chains": rows}))
+            .expect("serialises");
+        println!("{text}");
+        return;
+    }
+    if chains.is_empty() {
+        println!("{path}: no flags; nothing is stale");
+    }
+    for chain in &chains {
+        let first = &chain[0];
+        println!("{}: {}", first.reason.flag, first.reason.detail);
+        for (i, step) in chain.iter().enumerate() {
+            let hashes = match (&step.reason.recorded, &step.reason.current) {
+                (Some(r), Some(c)) => format!(" (recorded {}, now {})", short(r), short(c)),
+                (Some(r), None) => format!(" (recorded {}, now none)", short(r)),
+                _ => String::new(),
+            };
+            println!(
+                "  {}{} [{}] {}{}",
+                "  ".repeat(i),
+                step.def,
+                step.reason.flag,
+                step.reason.detail,
+                hashes
+            );
+        }
+    }
+}
+
+fn short(hash: &str) -> &str {
+    let end = hash.len().min("sha256:".len() + 12);
+    &hash[..end]
+}
