@@ -326,8 +326,11 @@ fn soil_corpus(dir: &Path, defs: usize, seed: u64) {
     // A few mutual-recursion pairs.
     for k in (10..defs).step_by(997) {
         calls[k - 1].push(k);
+        if !calls[k].contains(&(k - 1)) {
+            calls[k].push(k - 1);
+        }
     }
-    for i in 0..defs {
+    for (i, callees) in calls.iter().enumerate() {
         let name = format!("d{i}");
         let text = format!(
             "---\nname: {name}\ntags: [{}]\n---\n\n# {name}\n\nComputes step {i} of the pipeline from its inputs.\n\n```soil-sig\n{name} : (x : F64) -> F64\n```\n\n```ensures\nfinite: is_finite result\n```\n\n```test basics\n(1.0) => {i}.0\n```\n",
@@ -371,7 +374,7 @@ fn soil_corpus(dir: &Path, defs: usize, seed: u64) {
             } else {
                 Vec::new()
             },
-            calls: calls[i]
+            calls: callees
                 .iter()
                 .map(|&c| NameHash {
                     name: path_of(c),

@@ -41,6 +41,13 @@ impl Tree {
         cmd.current_dir(self.dir.path());
         cmd
     }
+
+    /// `soil-lock` run from the tree's root (soil.toml discovered by walking up).
+    pub fn soil_lock(&self) -> Command {
+        let mut cmd = Command::cargo_bin("soil-lock").expect("binary built");
+        cmd.current_dir(self.dir.path());
+        cmd
+    }
 }
 
 fn copy_dir(src: &Path, dst: &Path) {

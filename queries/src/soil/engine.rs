@@ -387,6 +387,25 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
                 ));
             }
         }
+    } else if def.tr(db).is_none() {
+        // The spec was deleted (or renamed) under its sidecar: nothing it recorded is
+        // vouched for any more, so every recorded hash is stale against "no spec".
+        let stored = &sidecar.spec.hashes;
+        for (flag, what, recorded) in [
+            (Flag::FormalStale, "formal", Some(&stored.formal)),
+            (Flag::TestStale, "test", stored.test.as_ref()),
+            (Flag::ProseStale, "prose", Some(&stored.prose)),
+        ] {
+            if let Some(recorded) = recorded {
+                out.push(Reason {
+                    flag,
+                    other: None,
+                    recorded: Some(recorded.clone()),
+                    current: None,
+                    detail: format!("the spec is gone: the {what} hash is locked to no .tr"),
+                });
+            }
+        }
     }
     if sidecar.spec.prose_state == ProseState::ReviewSuggested {
         out.push(reason(
