@@ -6,7 +6,9 @@
 //! two). Internally everything is a byte offset; this module converts between the two.
 
 /// A 1-based line and 1-based column (in Unicode scalar values).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct LineCol {
     pub line: u32,
     pub column: u32,

@@ -62,6 +62,10 @@ pub struct AuditArgs {
     #[arg(long)]
     pub offline: bool,
 
+    /// Neither read nor write the caches in `.lockgraph/` (results are identical).
+    #[arg(long)]
+    pub no_cache: bool,
+
     /// Also report per-file lockfile state and timings on stderr.
     #[arg(long)]
     pub verbose: bool,

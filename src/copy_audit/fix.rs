@@ -23,11 +23,12 @@ pub fn run(ws: &Workspace, paths: &[String], fix_unsegmented: bool) -> Result<()
         .map_err(|e| Failure::new(format!("cannot lock {}: {e}", ws.root.display())))?;
     for _ in 0..MAX_PASSES {
         let mut lock = ws.read_lockfile()?;
-        let loaded = audit::load(ws, &lock, paths)?;
-        let reports = loaded.reports();
+        // Fixing needs the bytes of every file anyway: no caches.
+        let audit = audit::audit(ws, &lock, paths, false)?;
         let mut changed = false;
         let mut reanchored = false;
-        for ((path, file), report) in loaded.files.iter().zip(&reports) {
+        for audited in &audit.files {
+            let (path, report) = (&audited.path, &audited.report);
             // A fix that moved coordinates left the entry stale: its spans no longer say
             // which text is English, so later passes leave the file alone.
             let eligible = report.state.has_usable_spans() || fix_unsegmented;
@@ -39,7 +40,10 @@ pub fn run(ws: &Workspace, paths: &[String], fix_unsegmented: bool) -> Result<()
             if !eligible || fixes.is_empty() {
                 continue;
             }
-            let Ok(text) = engine::source_text(file.bytes(&loaded.db)) else {
+            let Some(file) = audit.input(path) else {
+                continue;
+            };
+            let Ok(text) = engine::source_text(file.bytes(&audit.db)) else {
                 continue;
             };
             let (fixed, keeps_coordinates) = apply(text, fixes);

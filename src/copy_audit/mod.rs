@@ -1,6 +1,7 @@
 //! `copy-audit`: the shell around the copy engine.
 
 mod audit;
+mod cache;
 pub mod cli;
 mod fix;
 mod lockfile_cmd;

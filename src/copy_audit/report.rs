@@ -1,10 +1,11 @@
 //! Rendering results: the JSON contract, human output with source lines and carets, and
 //! GitHub workflow commands.
 
-use super::audit::Loaded;
+use super::audit::Audit;
 use super::cli::OutputFormat;
+use super::workspace::Workspace;
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
-use lockgraph_queries::copy::engine::{self, FileReport, Finding};
+use lockgraph_queries::copy::engine::Finding;
 use lockgraph_queries::copy::rules::Severity;
 use lockgraph_queries::text::LineIndex;
 use serde::Serialize;
@@ -79,9 +80,9 @@ impl ReviewStatus {
 }
 
 impl AuditReport {
-    pub fn new(loaded: &Loaded, reports: &[FileReport], review: Option<ReviewStatus>) -> Self {
+    pub fn new(audit: &Audit, review: Option<ReviewStatus>) -> Self {
         let mut out = AuditReport {
-            total_files: loaded.files.len(),
+            total_files: audit.files.len(),
             total_findings: 0,
             error_findings: 0,
             warning_findings: 0,
@@ -91,7 +92,8 @@ impl AuditReport {
             file_errors: Vec::new(),
             review_status: review,
         };
-        for ((path, file), report) in loaded.files.iter().zip(reports) {
+        for audited in &audit.files {
+            let (path, report) = (&audited.path, &audited.report);
             if let Some(e) = &report.error {
                 out.file_errors.push(JsonFileError {
                     file_path: path.clone(),
@@ -100,11 +102,6 @@ impl AuditReport {
                     message: e.message.clone(),
                 });
             }
-            if report.findings.is_empty() {
-                continue;
-            }
-            let text = engine::source_text(file.bytes(&loaded.db)).unwrap_or_default();
-            let index = engine::line_index(&loaded.db, *file);
             for f in &report.findings {
                 match f.severity {
                     Severity::Error => out.error_findings += 1,
@@ -120,16 +117,12 @@ impl AuditReport {
                     column: f.column,
                     snippet: f.snippet.clone(),
                     message: f.message.clone(),
-                    fix: f.fix.as_ref().map(|fix| {
-                        let s = index.line_col(text, fix.range.start);
-                        let e = index.line_col(text, fix.range.end);
-                        JsonFix {
-                            start_line: s.line,
-                            start_column: s.column,
-                            end_line: e.line,
-                            end_column: e.column,
-                            replacement: fix.replacement.clone(),
-                        }
+                    fix: f.fix.as_ref().map(|fix| JsonFix {
+                        start_line: fix.start.line,
+                        start_column: fix.start.column,
+                        end_line: fix.end.line,
+                        end_column: fix.end.column,
+                        replacement: fix.replacement.clone(),
                     }),
                 });
             }
@@ -150,16 +143,11 @@ pub fn print_json<T: Serialize>(value: &T) {
     let _ = writeln!(out, "{text}");
 }
 
-pub fn print_audit(
-    audit: &AuditReport,
-    loaded: &Loaded,
-    reports: &[FileReport],
-    format: OutputFormat,
-) {
+pub fn print_audit(ws: &Workspace, summary: &AuditReport, audit: &Audit, format: OutputFormat) {
     match format {
-        OutputFormat::Json => print_json(audit),
-        OutputFormat::Github => print_github(audit),
-        OutputFormat::Human => print_human(audit, loaded, reports),
+        OutputFormat::Json => print_json(summary),
+        OutputFormat::Github => print_github(summary),
+        OutputFormat::Human => print_human(ws, summary, audit),
     }
 }
 
@@ -202,14 +190,15 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-fn print_human(audit: &AuditReport, loaded: &Loaded, reports: &[FileReport]) {
+fn print_human(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
     let renderer = if std::io::stdout().is_terminal() {
         Renderer::styled()
     } else {
         Renderer::plain()
     };
     let mut out = std::io::stdout().lock();
-    for ((path, file), report) in loaded.files.iter().zip(reports) {
+    for audited in &audit.files {
+        let (path, report) = (&audited.path, &audited.report);
         if let Some(e) = &report.error {
             let at = e
                 .line_col
@@ -220,13 +209,13 @@ fn print_human(audit: &AuditReport, loaded: &Loaded, reports: &[FileReport]) {
         if report.findings.is_empty() {
             continue;
         }
-        let text = engine::source_text(file.bytes(&loaded.db)).unwrap_or_default();
-        let index = engine::line_index(&loaded.db, *file);
+        let text = audit.text(ws, path).unwrap_or_default();
+        let index = LineIndex::new(&text);
         for f in &report.findings {
-            let _ = writeln!(out, "{}", render_finding(&renderer, path, text, index, f));
+            let _ = writeln!(out, "{}", render_finding(&renderer, path, &text, &index, f));
         }
     }
-    let _ = writeln!(out, "{}", summary(audit));
+    let _ = writeln!(out, "{}", summary_text(summary));
 }
 
 fn render_finding(
@@ -261,7 +250,7 @@ fn render_finding(
     renderer.render(&[group])
 }
 
-fn summary(audit: &AuditReport) -> String {
+fn summary_text(audit: &AuditReport) -> String {
     let mut s = format!(
         "{} files, {} findings: {} errors, {} warnings, {} info",
         audit.total_files,

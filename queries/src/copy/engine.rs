@@ -96,14 +96,15 @@ impl EntryState {
 }
 
 /// Why a file could not be audited. Reported per file; never stops the run.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FileError {
     pub line_col: Option<LineCol>,
     pub message: String,
 }
 
-/// A finding placed in the source file.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A finding placed in the source file. Serialisable so the shell can cache it across
+/// runs, keyed by everything it depends on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Finding {
     pub rule_id: String,
     pub severity: Severity,
@@ -116,11 +117,14 @@ pub struct Finding {
     pub fix: Option<SourceFix>,
 }
 
-/// A fix in source bytes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A fix in source bytes, with the line:column of both ends (end exclusive) so reports
+/// need not read the file again.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SourceFix {
     pub range: Range<usize>,
     pub replacement: String,
+    pub start: LineCol,
+    pub end: LineCol,
 }
 
 /// The audit of one file.
@@ -138,12 +142,22 @@ pub fn content_hash(db: &dyn salsa::Database, file: SourceFile) -> ContentHash {
 
 #[salsa::tracked(returns(copy))]
 pub fn entry_state(db: &dyn salsa::Database, file: SourceFile) -> EntryState {
-    let Some(entry) = file.entry(db) else {
+    state_of(
+        file.entry(db).as_ref(),
+        content_hash(db, file),
+        Settings::get(db).prompt_outdated(db),
+    )
+}
+
+/// How an entry relates to bytes with hash `hash`: the one definition, shared by the query
+/// and by the shell when a cache spares it reading the file.
+pub fn state_of(entry: Option<&Entry>, hash: ContentHash, prompt_outdated: bool) -> EntryState {
+    let Some(entry) = entry else {
         return EntryState::Missing;
     };
-    if ContentHash::parse(&entry.content_hash) != Some(content_hash(db, file)) {
+    if ContentHash::parse(&entry.content_hash) != Some(hash) {
         EntryState::Stale
-    } else if entry.reviewed_by.is_none() && Settings::get(db).prompt_outdated(db) {
+    } else if entry.reviewed_by.is_none() && prompt_outdated {
         EntryState::PromptOutdated
     } else {
         EntryState::Fresh
@@ -264,9 +278,14 @@ pub fn placed(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
         if ignored.covers(at.line) {
             continue;
         }
-        let fix = raw.hit.fix.as_ref().map(|edit| SourceFix {
-            range: view.source_range(edit.range.clone()),
-            replacement: edit.replacement.clone(),
+        let fix = raw.hit.fix.as_ref().map(|edit| {
+            let range = view.source_range(edit.range.clone());
+            SourceFix {
+                start: index.line_col(text, range.start),
+                end: index.line_col(text, range.end),
+                range,
+                replacement: edit.replacement.clone(),
+            }
         });
         out.push(Placed {
             rule: raw.rule,

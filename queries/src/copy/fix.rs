@@ -36,9 +36,12 @@ mod tests {
     use super::*;
 
     fn fix(range: std::ops::Range<usize>, replacement: &str) -> SourceFix {
+        let at = crate::text::LineCol { line: 1, column: 1 };
         SourceFix {
             range,
             replacement: replacement.into(),
+            start: at,
+            end: at,
         }
     }
 

@@ -1,0 +1,148 @@
+//! The caches in `.lockgraph/` are pure accelerators: output with and without them is
+//! byte-identical, and a broken cache is moved aside and rebuilt, never trusted.
+
+mod common;
+
+use common::Tree;
+use std::fs;
+use std::time::{Duration, SystemTime};
+
+const UVOD: &str = "content/talks/uvod.md";
+
+fn run(tree: &Tree, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = tree.copy_audit().args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn cold_warm_and_uncached_runs_print_the_same_bytes() {
+    let tree = Tree::copy_of("copy");
+    for format in ["json", "human", "github"] {
+        let args = ["--format", format];
+        let cold = run(&tree, &args);
+        assert!(
+            tree.path(".lockgraph/findings.v1").exists(),
+            "cache written"
+        );
+        assert!(
+            tree.path(".lockgraph/stat-index.v1").exists(),
+            "stat index written"
+        );
+        let warm = run(&tree, &args);
+        let uncached = run(&tree, &["--format", format, "--no-cache"]);
+        assert_eq!(cold, warm, "{format}: warm run differs");
+        assert_eq!(cold, uncached, "{format}: --no-cache differs");
+    }
+    let unsegmented = run(&tree, &["--list-unsegmented", "--json"]);
+    assert_eq!(
+        unsegmented,
+        run(&tree, &["--list-unsegmented", "--json", "--no-cache"])
+    );
+}
+
+#[test]
+fn an_edit_is_seen_through_the_cache() {
+    let tree = Tree::copy_of("copy");
+    run(&tree, &["--json"]);
+    let text = tree
+        .read(UVOD)
+        .replace("Vstupné je 50Kč", "Vstupné je 50 Kč");
+    tree.write(UVOD, &text);
+    let warm = run(&tree, &["--json"]);
+    assert_eq!(warm, run(&tree, &["--json", "--no-cache"]));
+    assert!(!warm.1.contains("\"ruleId\": \"cs-R4-number-unit\",\n      \"severity\": \"error\",\n      \"filePath\": \"content/talks/uvod.md\",\n      \"line\": 11,\n      \"column\": 13"));
+}
+
+#[test]
+fn a_same_stat_edit_with_a_racy_timestamp_is_reread() {
+    let tree = Tree::copy_of("copy");
+    let path = tree.path(UVOD);
+    let set_mtime = |t: SystemTime| {
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(t)
+            .unwrap()
+    };
+    // The file's mtime is not older than the index written by this run: git's "racily
+    // clean" case, where size, mtime and inode cannot prove the next edit happened.
+    let stamp = SystemTime::now() + Duration::from_secs(3600);
+    set_mtime(stamp);
+    let before = run(&tree, &["--json"]);
+    // Same size, same inode, same mtime, different bytes: only the racy rule catches it.
+    let text = tree.read(UVOD).replace("50Kč", "50 Kc");
+    assert_eq!(text.len(), tree.read(UVOD).len(), "same size");
+    fs::write(&path, &text).unwrap();
+    set_mtime(stamp);
+    let after = run(&tree, &["--json"]);
+    assert_ne!(before.1, after.1, "the edit is seen");
+    assert_eq!(after, run(&tree, &["--json", "--no-cache"]));
+}
+
+#[test]
+fn corrupt_truncated_and_foreign_caches_are_moved_aside_and_rebuilt() {
+    let tree = Tree::copy_of("copy");
+    let expected = run(&tree, &["--json", "--no-cache"]);
+    run(&tree, &["--json"]);
+    let findings = tree.path(".lockgraph/findings.v1");
+    let good = fs::read(&findings).unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "garbage",
+            b"not a cache at all".to_vec(),
+            "not a lockgraph cache",
+        ),
+        ("truncated", good[..good.len() / 2].to_vec(), "unreadable"),
+        (
+            "foreign",
+            {
+                let mut v = b"LGC1".to_vec();
+                v.extend(postcard_string("0.0.0-other"));
+                v.push(0);
+                v
+            },
+            "written by engine 0.0.0-other",
+        ),
+    ];
+    for (what, bytes, says) in cases {
+        fs::write(&findings, &bytes).unwrap();
+        let (code, stdout, stderr) = run(&tree, &["--json"]);
+        assert_eq!((code, &stdout), (expected.0, &expected.1), "{what}");
+        assert!(stderr.contains(says), "{what}: {stderr}");
+        assert!(stderr.contains("moved aside"), "{what}: {stderr}");
+        assert_eq!(
+            stderr.lines().filter(|l| l.contains(".lockgraph")).count(),
+            1,
+            "{what}: one line"
+        );
+        assert_eq!(
+            fs::read(tree.path(".lockgraph/findings.v1.bad")).unwrap(),
+            bytes,
+            "{what}"
+        );
+        // Rebuilt: the next run is quiet and identical.
+        let (code, stdout, stderr) = run(&tree, &["--json"]);
+        assert_eq!((code, stdout), (expected.0, expected.1.clone()), "{what}");
+        assert!(!stderr.contains(".lockgraph"), "{what}: {stderr}");
+    }
+}
+
+/// postcard's encoding of a string: a varint length, then the bytes.
+fn postcard_string(s: &str) -> Vec<u8> {
+    let mut v = vec![s.len() as u8];
+    v.extend(s.as_bytes());
+    v
+}
+
+#[test]
+fn no_cache_writes_nothing() {
+    let tree = Tree::copy_of("copy");
+    run(&tree, &["--json", "--no-cache"]);
+    assert!(!tree.path(".lockgraph/findings.v1").exists());
+    assert!(!tree.path(".lockgraph/stat-index.v1").exists());
+}
