@@ -198,7 +198,7 @@ impl Caches {
             all.entry(k).or_insert(v);
         }
         let mut entries: Vec<_> = all.into_iter().collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.sort_by_key(|e| e.0);
         self.write(
             FINDINGS_FILE,
             &FindingsFile {
