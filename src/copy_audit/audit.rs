@@ -18,8 +18,7 @@ use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
 use salsa::Durability;
 use sha2::{Digest, Sha256};
-use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fs;
 use std::sync::Arc;
 
@@ -81,45 +80,6 @@ pub fn rule_table(config: &Config) -> Result<RuleTable, Failure> {
     })
 }
 
-/// One file in scope after the stat pass: its hash, and its bytes if they had to be read.
-struct Scanned {
-    path: String,
-    stat: Stat,
-    hash: ContentHash,
-    bytes: Option<Vec<u8>>,
-}
-
-/// Stats every file; reads and hashes only those the stat index cannot vouch for.
-fn scan(
-    ws: &Workspace,
-    paths: &[String],
-    caches: Option<&Caches>,
-) -> Result<Vec<Scanned>, Failure> {
-    paths
-        .par_iter()
-        .map(|p| {
-            let abs = ws.root.join(p);
-            let io = |e: std::io::Error| Failure::new(format!("{p}: {e}"));
-            let stat = Stat::of(&fs::metadata(&abs).map_err(io)?);
-            if let Some(hash) = caches.and_then(|c| c.known_hash(p, &stat)) {
-                return Ok(Scanned {
-                    path: p.clone(),
-                    stat,
-                    hash,
-                    bytes: None,
-                });
-            }
-            let bytes = fs::read(&abs).map_err(io)?;
-            Ok(Scanned {
-                path: p.clone(),
-                stat,
-                hash: ContentHash::of(&bytes),
-                bytes: Some(bytes),
-            })
-        })
-        .collect()
-}
-
 fn prompt_outdated(lock: &Lockfile) -> bool {
     lock.segmenter.backend == Backend::Agent
         && lock
@@ -128,41 +88,57 @@ fn prompt_outdated(lock: &Lockfile) -> bool {
             .is_some_and(|v| v < lockfile::CURRENT_PROMPT_VERSION)
 }
 
+/// A file's stat and content hash, and its bytes if they had to be read for the hash.
+struct Scanned {
+    stat: Stat,
+    hash: ContentHash,
+    bytes: Option<Vec<u8>>,
+}
+
+/// Stats a file, and reads and hashes it only if the stat index cannot vouch for it.
+fn scan_one(ws: &Workspace, path: &str, caches: Option<&Caches>) -> Result<Scanned, Failure> {
+    let abs = ws.root.join(path);
+    let io = |e: std::io::Error| Failure::new(format!("{path}: {e}"));
+    let stat = Stat::of(&fs::metadata(&abs).map_err(io)?);
+    if let Some(hash) = caches.and_then(|c| c.known_hash(path, &stat)) {
+        return Ok(Scanned {
+            stat,
+            hash,
+            bytes: None,
+        });
+    }
+    let bytes = fs::read(&abs).map_err(io)?;
+    Ok(Scanned {
+        stat,
+        hash: ContentHash::of(&bytes),
+        bytes: Some(bytes),
+    })
+}
+
 /// One audited file.
 pub struct Audited {
     pub path: String,
+    /// The hash of the bytes the report describes.
+    pub hash: ContentHash,
     pub report: FileReport,
 }
 
-/// A finished audit: every file's report, in path order, and the engine that produced
-/// the ones not served from the cache.
+/// A finished audit: every file's report, in path order.
 pub struct Audit {
-    pub db: Database,
     pub files: Vec<Audited>,
-    inputs: HashMap<String, SourceFile>,
 }
 
 impl Audit {
-    /// The engine input of a file that went through the engine this run.
-    pub fn input(&self, path: &str) -> Option<SourceFile> {
-        self.inputs.get(path).copied()
-    }
-
-    /// A file's text for rendering: from the engine if it went through it, else from disk
-    /// (only files with findings are ever asked for).
-    pub fn text(&self, ws: &Workspace, path: &str) -> Option<Cow<'_, str>> {
-        if let Some(f) = self.input(path) {
-            return engine::source_text(f.bytes(&self.db))
-                .ok()
-                .map(Cow::Borrowed);
-        }
-        fs::read_to_string(ws.root.join(path)).ok().map(Cow::Owned)
+    /// A file's text for rendering (only files with findings are ever asked for).
+    pub fn text(&self, ws: &Workspace, path: &str) -> Option<String> {
+        fs::read_to_string(ws.root.join(path)).ok()
     }
 }
 
 /// The key of a file's findings in the cache: everything they depend on.
 fn findings_key(
-    scanned: &Scanned,
+    path: &str,
+    hash: &ContentHash,
     state: EntryState,
     lock: &Lockfile,
     settings: &ContentHash,
@@ -170,9 +146,9 @@ fn findings_key(
     let mut h = Sha256::new();
     h.update(ENGINE_VERSION.as_bytes());
     h.update(settings.0);
-    h.update(Format::from_path(&scanned.path).as_str().as_bytes());
-    h.update(scanned.hash.0);
-    match lock.files.get(&scanned.path) {
+    h.update(Format::from_path(path).as_str().as_bytes());
+    h.update(hash.0);
+    match lock.files.get(path) {
         Some(entry) if state.has_usable_spans() => {
             h.update(b"spans");
             h.update(format!("{:?}", entry.spans).as_bytes());
@@ -182,6 +158,44 @@ fn findings_key(
     h.finalize().into()
 }
 
+/// What the engine needs besides a file, shared by every worker.
+struct EngineSetup {
+    table: RuleTable,
+    default_language: String,
+    unknown_language_default: bool,
+    ignore_marker: String,
+    prompt_outdated: bool,
+}
+
+impl EngineSetup {
+    fn database(&self) -> Database {
+        let db = Database::default();
+        let _settings = Settings::builder(
+            self.table.clone(),
+            self.default_language.clone(),
+            self.unknown_language_default,
+            self.ignore_marker.clone(),
+            self.prompt_outdated,
+        )
+        .durability(Durability::HIGH)
+        .new(&db);
+        db
+    }
+}
+
+/// How many files one worker audits in one database before dropping it. A one-shot run
+/// gains nothing from keeping every file's queries alive, and dropping them bounds memory
+/// by the chunk, not by the corpus.
+const CHUNK: usize = 64;
+
+/// One file's outcome, before the caches are updated.
+struct Outcome1 {
+    scanned: Scanned,
+    key: [u8; 32],
+    report: FileReport,
+    computed: bool,
+}
+
 /// Audits every file in `paths`, from the caches where they vouch for the inputs.
 pub fn audit(
     ws: &Workspace,
@@ -189,109 +203,107 @@ pub fn audit(
     paths: &[String],
     use_cache: bool,
 ) -> Result<Audit, Failure> {
-    let table = rule_table(&ws.config)?;
-    let default_language = ws.config.language.clone().unwrap_or_default();
+    let setup = EngineSetup {
+        table: rule_table(&ws.config)?,
+        default_language: ws.config.language.clone().unwrap_or_default(),
+        unknown_language_default: ws.config.unknown_language_default,
+        ignore_marker: ws.config.ignore_marker.clone(),
+        prompt_outdated: prompt_outdated(lock),
+    };
     let settings_key = ContentHash::of(
         format!(
             "{}|{}|{}|{}",
-            table.fingerprint,
-            default_language,
-            ws.config.unknown_language_default,
-            ws.config.ignore_marker
+            setup.table.fingerprint,
+            setup.default_language,
+            setup.unknown_language_default,
+            setup.ignore_marker
         )
         .as_bytes(),
     );
     let mut caches = use_cache.then(|| Caches::open(&ws.root));
-    let scanned = scan(ws, paths, caches.as_ref())?;
-    let outdated = prompt_outdated(lock);
-
-    let db = Database::default();
-    let _settings = Settings::builder(
-        table,
-        default_language,
-        ws.config.unknown_language_default,
-        ws.config.ignore_marker.clone(),
-        outdated,
-    )
-    .durability(Durability::HIGH)
-    .new(&db);
-
-    let mut files: Vec<Option<FileReport>> = Vec::with_capacity(scanned.len());
-    let mut keys = Vec::with_capacity(scanned.len());
-    let mut misses = Vec::new();
-    let mut inputs = HashMap::new();
-    for (i, s) in scanned.iter().enumerate() {
-        let entry = lock.files.get(&s.path);
-        let state = engine::state_of(entry, s.hash, outdated);
-        let key = findings_key(s, state, lock, &settings_key);
-        keys.push(key);
-        if let Some(hit) = caches.as_mut().and_then(|c| c.findings(&key)) {
-            files.push(Some(FileReport {
-                state,
-                findings: hit.findings,
-                error: hit.error,
-            }));
-            continue;
-        }
-        files.push(None);
-        misses.push(i);
-    }
-    // Read what the stat pass did not, then run the engine on every miss in parallel.
-    let miss_bytes: Vec<Vec<u8>> = misses
-        .par_iter()
-        .map(|&i| match &scanned[i].bytes {
-            Some(b) => Ok(b.clone()),
-            None => fs::read(ws.root.join(&scanned[i].path))
-                .map_err(|e| Failure::new(format!("{}: {e}", scanned[i].path))),
+    let shared = caches.as_ref();
+    let outcomes: Vec<Outcome1> = paths
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut db: Option<Database> = None;
+            chunk
+                .iter()
+                .map(|path| {
+                    let mut scanned = scan_one(ws, path, shared)?;
+                    let entry = lock.files.get(path);
+                    let state = engine::state_of(entry, scanned.hash, setup.prompt_outdated);
+                    let key = findings_key(path, &scanned.hash, state, lock, &settings_key);
+                    if let Some(hit) = shared.and_then(|c| c.findings(&key)) {
+                        let report = FileReport {
+                            state,
+                            findings: hit.findings.clone(),
+                            error: hit.error.clone(),
+                        };
+                        return Ok(Outcome1 {
+                            scanned,
+                            key,
+                            report,
+                            computed: false,
+                        });
+                    }
+                    let bytes = match scanned.bytes.take() {
+                        Some(b) => b,
+                        None => fs::read(ws.root.join(path))
+                            .map_err(|e| Failure::new(format!("{path}: {e}")))?,
+                    };
+                    let db = db.get_or_insert_with(|| setup.database());
+                    let file = SourceFile::new(
+                        db,
+                        path.clone(),
+                        Format::from_path(path),
+                        bytes,
+                        entry.cloned(),
+                    );
+                    let report = engine::report(db, file).clone();
+                    // The stat index records what was read; the bytes are not kept.
+                    scanned.bytes = Some(Vec::new());
+                    Ok(Outcome1 {
+                        scanned,
+                        key,
+                        report,
+                        computed: true,
+                    })
+                })
+                .collect::<Result<Vec<_>, Failure>>()
         })
-        .collect::<Result<_, _>>()?;
-    let miss_inputs: Vec<SourceFile> = misses
-        .iter()
-        .zip(miss_bytes)
-        .map(|(&i, bytes)| {
-            let path = &scanned[i].path;
-            let file = SourceFile::new(
-                &db,
-                path.clone(),
-                Format::from_path(path),
-                bytes,
-                lock.files.get(path).cloned(),
-            );
-            inputs.insert(path.clone(), file);
-            file
-        })
+        .collect::<Result<Vec<_>, Failure>>()?
+        .into_iter()
+        .flatten()
         .collect();
-    let reports: Vec<FileReport> = miss_inputs
-        .par_iter()
-        .map_with(db.clone(), |db, file| engine::report(db, *file).clone())
-        .collect();
-    for (&i, report) in misses.iter().zip(reports) {
-        if let Some(c) = caches.as_mut() {
-            c.store_findings(
-                keys[i],
-                CachedReport {
-                    findings: report.findings.clone(),
-                    error: report.error.clone(),
-                },
-            );
+    if let Some(c) = caches.as_mut() {
+        for (path, o) in paths.iter().zip(&outcomes) {
+            if o.scanned.bytes.is_some() {
+                c.record_stat(path, o.scanned.stat, o.scanned.hash);
+            }
+            if o.computed {
+                let cached = CachedReport {
+                    findings: o.report.findings.clone(),
+                    error: o.report.error.clone(),
+                };
+                c.store_findings(o.key, cached);
+            } else {
+                c.keep_findings(o.key);
+            }
         }
-        files[i] = Some(report);
     }
-    if let Some(mut c) = caches {
-        for s in scanned.iter().filter(|s| s.bytes.is_some()) {
-            c.record_stat(&s.path, s.stat, s.hash);
-        }
+    if let Some(c) = caches {
         c.save();
     }
-    let files = scanned
-        .into_iter()
-        .zip(files)
-        .map(|(s, r)| Audited {
-            path: s.path,
-            report: r.expect("every file is audited or served from the cache"),
+    let files = paths
+        .iter()
+        .zip(outcomes)
+        .map(|(path, o)| Audited {
+            path: path.clone(),
+            hash: o.scanned.hash,
+            report: o.report,
         })
         .collect();
-    Ok(Audit { db, files, inputs })
+    Ok(Audit { files })
 }
 
 pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Outcome, Failure> {
@@ -374,11 +386,19 @@ fn list_unsegmented(
     use_cache: bool,
 ) -> Result<Outcome, Failure> {
     let mut caches = use_cache.then(|| Caches::open(&ws.root));
-    let scanned = scan(ws, paths, caches.as_ref())?;
+    let scanned: Vec<Scanned> = paths
+        .par_iter()
+        .map(|p| {
+            let mut s = scan_one(ws, p, caches.as_ref())?;
+            // Only whether it was read matters from here on, not the bytes.
+            s.bytes = s.bytes.map(|_| Vec::new());
+            Ok(s)
+        })
+        .collect::<Result<_, Failure>>()?;
     let outdated = prompt_outdated(lock);
     let mut unsegmented = Vec::new();
-    for s in &scanned {
-        let entry = lock.files.get(&s.path);
+    for (path, s) in paths.iter().zip(&scanned) {
+        let entry = lock.files.get(path);
         let state = engine::state_of(entry, s.hash, outdated);
         let reason = match state {
             EntryState::Fresh => continue,
@@ -388,15 +408,17 @@ fn list_unsegmented(
         };
         let stale = state == EntryState::Stale;
         unsegmented.push(Unsegmented {
-            path: s.path.clone(),
+            path: path.clone(),
             reason,
             expected_hash: entry.filter(|_| stale).map(|e| e.content_hash.clone()),
             actual_hash: stale.then(|| s.hash.to_string()),
         });
     }
     if let Some(c) = caches.as_mut() {
-        for s in scanned.iter().filter(|s| s.bytes.is_some()) {
-            c.record_stat(&s.path, s.stat, s.hash);
+        for (path, s) in paths.iter().zip(&scanned) {
+            if s.bytes.is_some() {
+                c.record_stat(path, s.stat, s.hash);
+            }
         }
     }
     if let Some(c) = caches {

@@ -17,7 +17,7 @@ use crate::fsutil::write_if_changed;
 use lockgraph_queries::copy::engine::{FileError, Finding};
 use lockgraph_queries::hash::ContentHash;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -83,7 +83,10 @@ pub struct Caches {
     stats: HashMap<String, (Stat, ContentHash)>,
     new_stats: Vec<(String, Stat, [u8; 32])>,
     findings: HashMap<[u8; 32], CachedReport>,
-    used: HashMap<[u8; 32], CachedReport>,
+    /// Keys of cached reports this run served.
+    used: HashSet<[u8; 32]>,
+    /// Reports this run computed.
+    fresh: HashMap<[u8; 32], CachedReport>,
 }
 
 impl Caches {
@@ -96,7 +99,8 @@ impl Caches {
             stats: HashMap::new(),
             new_stats: Vec::new(),
             findings: HashMap::new(),
-            used: HashMap::new(),
+            used: HashSet::new(),
+            fresh: HashMap::new(),
         };
         if let Some((file, written)) = caches.load::<StatFile>(STAT_FILE) {
             caches.stat_written_ns = written;
@@ -150,20 +154,28 @@ impl Caches {
         self.new_stats.push((path.to_string(), stat, hash.0));
     }
 
-    pub fn findings(&mut self, key: &[u8; 32]) -> Option<CachedReport> {
-        let hit = self.findings.get(key)?.clone();
-        self.used.insert(*key, hit.clone());
-        Some(hit)
+    pub fn findings(&self, key: &[u8; 32]) -> Option<&CachedReport> {
+        self.findings.get(key)
     }
 
+    /// Records a freshly computed report.
     pub fn store_findings(&mut self, key: [u8; 32], report: CachedReport) {
-        self.used.insert(key, report);
+        self.fresh.insert(key, report);
     }
 
-    /// Writes both caches. Entries not used by this run are kept while the file stays
-    /// within a few times the size of what this run used, so auditing a subset does not
-    /// evict the rest, yet the cache cannot grow without bound.
+    /// Marks a cached report as used by this run, so it survives the next save.
+    pub fn keep_findings(&mut self, key: [u8; 32]) {
+        self.used.insert(key);
+    }
+
+    /// Writes both caches — unless this run learnt nothing new, the common warm case,
+    /// which then costs no write at all. Cached reports this run did not use are kept
+    /// while the file stays within a few times the size of what it used, so auditing a
+    /// subset does not evict the rest, yet the cache cannot grow without bound.
     pub fn save(mut self) {
+        if self.new_stats.is_empty() && self.fresh.is_empty() {
+            return;
+        }
         if let Err(e) = fs::create_dir_all(&self.dir) {
             eprintln!("warning: .lockgraph: {e}; caches not saved");
             return;
@@ -172,26 +184,34 @@ impl Caches {
         if !ignore.exists() {
             let _ = fs::write(&ignore, "*\n");
         }
-        let mut stats: HashMap<String, (Stat, [u8; 32])> = self
-            .stats
-            .drain()
-            .map(|(p, (s, h))| (p, (s, h.0)))
-            .collect();
-        for (p, s, h) in self.new_stats.drain(..) {
-            stats.insert(p, (s, h));
+        if !self.new_stats.is_empty() {
+            let mut stats: HashMap<String, (Stat, [u8; 32])> = self
+                .stats
+                .drain()
+                .map(|(p, (s, h))| (p, (s, h.0)))
+                .collect();
+            for (p, s, h) in self.new_stats.drain(..) {
+                stats.insert(p, (s, h));
+            }
+            let mut entries: Vec<_> = stats.into_iter().map(|(p, (s, h))| (p, s, h)).collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            self.write(
+                STAT_FILE,
+                &StatFile {
+                    engine: ENGINE_VERSION.into(),
+                    entries,
+                },
+            );
         }
-        let mut entries: Vec<_> = stats.into_iter().map(|(p, (s, h))| (p, s, h)).collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        self.write(
-            STAT_FILE,
-            &StatFile {
-                engine: ENGINE_VERSION.into(),
-                entries,
-            },
-        );
-        let budget = 3 * self.used.len() + 1000;
-        let mut all = std::mem::take(&mut self.used);
-        for (k, v) in self.findings.drain() {
+        let budget = 3 * (self.used.len() + self.fresh.len()) + 1000;
+        let mut all = std::mem::take(&mut self.fresh);
+        let mut old = std::mem::take(&mut self.findings);
+        for k in &self.used {
+            if let Some(v) = old.remove(k) {
+                all.insert(*k, v);
+            }
+        }
+        for (k, v) in old {
             if all.len() >= budget {
                 break;
             }

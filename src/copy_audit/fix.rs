@@ -40,17 +40,22 @@ pub fn run(ws: &Workspace, paths: &[String], fix_unsegmented: bool) -> Result<()
             if !eligible || fixes.is_empty() {
                 continue;
             }
-            let Some(file) = audit.input(path) else {
+            let abs = ws.root.join(path);
+            let bytes = std::fs::read(&abs)
+                .map_err(|e| Failure::new(format!("{path}: cannot read for the fix: {e}")))?;
+            // The findings describe the bytes that were audited; a file changed since is
+            // left alone rather than patched blindly.
+            if ContentHash::of(&bytes) != audited.hash {
+                eprintln!("warning: {path}: changed during the run; not fixed");
                 continue;
-            };
-            let Ok(text) = engine::source_text(file.bytes(&audit.db)) else {
+            }
+            let Ok(text) = engine::source_text(&bytes) else {
                 continue;
             };
             let (fixed, keeps_coordinates) = apply(text, fixes);
             if fixed == text {
                 continue;
             }
-            let abs = ws.root.join(path);
             write_if_changed(&abs, fixed.as_bytes())
                 .map_err(|e| Failure::new(format!("{path}: cannot write the fix: {e}")))?;
             changed = true;
