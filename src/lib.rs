@@ -4,4 +4,5 @@
 pub mod config;
 pub mod copy_audit;
 pub mod fsutil;
+pub mod progress;
 pub mod soil_lock;

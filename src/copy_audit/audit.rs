@@ -7,6 +7,7 @@ use super::report::{self, AuditReport, ReviewStatus, Unsegmented, UnsegmentedRep
 use super::workspace::Workspace;
 use super::{Failure, Outcome, fix};
 use crate::config::Config;
+use crate::progress::Progress;
 use lockgraph_queries::copy::engine::{
     self, EntryState, FileReport, RuleTable, Settings, SourceFile,
 };
@@ -80,7 +81,7 @@ pub fn rule_table(config: &Config) -> Result<RuleTable, Failure> {
     })
 }
 
-fn prompt_outdated(lock: &Lockfile) -> bool {
+pub(super) fn prompt_outdated(lock: &Lockfile) -> bool {
     lock.segmenter.backend == Backend::Agent
         && lock
             .segmenter
@@ -202,6 +203,7 @@ pub fn audit(
     lock: &Lockfile,
     paths: &[String],
     use_cache: bool,
+    progress: &Progress,
 ) -> Result<Audit, Failure> {
     let setup = EngineSetup {
         table: rule_table(&ws.config)?,
@@ -229,6 +231,7 @@ pub fn audit(
             chunk
                 .iter()
                 .map(|path| {
+                    progress.inc();
                     let mut scanned = scan_one(ws, path, shared)?;
                     let entry = lock.files.get(path);
                     let state = engine::state_of(entry, scanned.hash, setup.prompt_outdated);
@@ -320,6 +323,9 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     for warning in &ws.config.warnings {
         eprintln!("warning: {warning}");
     }
+    if args.watch {
+        return super::watch::run(ws, matcher).map(|()| Outcome::Clean);
+    }
     let paths = ws.files_in_scope(&matcher)?;
     let lock = ws.read_lockfile()?;
 
@@ -327,11 +333,13 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
         return list_unsegmented(ws, &lock, &paths, format, !args.no_cache);
     }
     if args.fix {
-        fix::run(ws, &paths, args.fix_unsegmented)?;
+        fix::run(ws, &paths, args.fix_unsegmented, args.quiet)?;
     }
     // After --fix the lockfile may have been re-anchored: read it again.
     let lock = if args.fix { ws.read_lockfile()? } else { lock };
-    let audit = audit(ws, &lock, &paths, !args.no_cache)?;
+    let progress = Progress::new(paths.len(), "auditing", args.quiet);
+    let audit = audit(ws, &lock, &paths, !args.no_cache, &progress)?;
+    drop(progress);
     if args.verbose {
         for f in &audit.files {
             eprintln!(

@@ -62,6 +62,15 @@ pub struct AuditArgs {
     #[arg(long)]
     pub offline: bool,
 
+    /// Keep auditing: re-audit what each file change reaches and print the findings that
+    /// appeared or went away.
+    #[arg(long, conflicts_with_all = ["fix", "list_unsegmented", "self_test"])]
+    pub watch: bool,
+
+    /// No progress bar (it only ever appears on a terminal, after about a second).
+    #[arg(long, short)]
+    pub quiet: bool,
+
     /// Neither read nor write the caches in `.lockgraph/` (results are identical).
     #[arg(long)]
     pub no_cache: bool,

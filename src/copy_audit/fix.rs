@@ -9,6 +9,7 @@ use super::Failure;
 use super::audit;
 use super::workspace::Workspace;
 use crate::fsutil::{DirLock, write_if_changed};
+use crate::progress::Progress;
 use lockgraph_queries::copy::engine::{self, SourceFix};
 use lockgraph_queries::copy::fix::apply;
 use lockgraph_queries::copy::lockfile;
@@ -18,13 +19,20 @@ use lockgraph_queries::hash::ContentHash;
 /// Passes stop when nothing changes, so a second `--fix` run has nothing left to do.
 const MAX_PASSES: usize = 8;
 
-pub fn run(ws: &Workspace, paths: &[String], fix_unsegmented: bool) -> Result<(), Failure> {
+pub fn run(
+    ws: &Workspace,
+    paths: &[String],
+    fix_unsegmented: bool,
+    quiet: bool,
+) -> Result<(), Failure> {
     let _guard = DirLock::acquire(&ws.root)
         .map_err(|e| Failure::new(format!("cannot lock {}: {e}", ws.root.display())))?;
     for _ in 0..MAX_PASSES {
         let mut lock = ws.read_lockfile()?;
         // Fixing needs the bytes of every file anyway: no caches.
-        let audit = audit::audit(ws, &lock, paths, false)?;
+        let progress = Progress::new(paths.len(), "fixing", quiet);
+        let audit = audit::audit(ws, &lock, paths, false, &progress)?;
+        drop(progress);
         let mut changed = false;
         let mut reanchored = false;
         for audited in &audit.files {

@@ -7,7 +7,8 @@ mod fix;
 mod lockfile_cmd;
 mod report;
 mod segment;
-mod workspace;
+pub mod watch;
+pub mod workspace;
 
 use clap::Parser;
 use cli::{Cli, Command, OutputFormat};

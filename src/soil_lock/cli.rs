@@ -61,6 +61,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Keep the graph in memory and print the definitions whose status or flags change.
+    Watch,
     /// Why a definition is flagged, as a path of edges to the cause.
     Why {
         def: String,

@@ -2,7 +2,8 @@
 
 pub mod cli;
 mod render;
-mod root;
+pub mod root;
+pub mod watch;
 
 use crate::fsutil::write_if_changed;
 use clap::Parser;
@@ -106,6 +107,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             render::impact(&target, &reached, json);
             Ok(true)
         }
+        Command::Watch => watch::run(root).map(|()| true),
         Command::Why { def, json } => {
             let d = root.find(&def)?;
             render::why(&root, d, json);

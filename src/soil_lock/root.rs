@@ -60,6 +60,11 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
 
 impl Root {
     pub fn open(root: Option<&Path>) -> Result<Root, Failure> {
+        Root::open_with(root, Database::default())
+    }
+
+    /// Opens the root into `db` (a database with an execution log, in watch tests).
+    pub fn open_with(root: Option<&Path>, db: Database) -> Result<Root, Failure> {
         let dir = match root {
             Some(r) => r.to_path_buf(),
             None => {
@@ -73,6 +78,8 @@ impl Root {
                 })?
             }
         };
+        // Absolute, so file events (which carry absolute paths) map back to identities.
+        let dir = fs::canonicalize(&dir).unwrap_or(dir);
         let toml_path = dir.join("soil.toml");
         let text = fs::read_to_string(&toml_path)
             .map_err(|e| Failure::new(format!("{}: {e}", toml_path.display())))?;
@@ -88,7 +95,6 @@ impl Root {
                 .unwrap_or_default();
             Failure::new(format!("{}{at}: {}", toml_path.display(), e.message()))
         })?;
-        let db = Database::default();
         let defs = load_definitions(&dir, &db)?;
         let _project = Project::new(&db, defs.clone(), BTreeMap::new());
         let mut root = Root {
@@ -101,8 +107,9 @@ impl Root {
         Ok(root)
     }
 
-    /// Hashes every reference file and CLI executable an oracle names.
-    fn hash_externals(&mut self) {
+    /// Hashes every reference file and CLI executable an oracle names, and sets them when
+    /// they changed.
+    pub fn hash_externals(&mut self) {
         let mut keys = BTreeSet::new();
         for &def in &self.defs {
             if let Some(s) = engine::sidecar_of(&self.db, def) {
@@ -158,7 +165,7 @@ const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", "target", ".lockgraph", 
 
 /// Every definition under the root: the union of `.tr` and `.lock` stems (a sidecar whose
 /// spec is gone is still a definition, so its staleness shows).
-fn load_definitions(dir: &Path, db: &Database) -> Result<Vec<Definition>, Failure> {
+pub fn load_definitions(dir: &Path, db: &Database) -> Result<Vec<Definition>, Failure> {
     let mut stems = BTreeSet::new();
     let mut soil = BTreeSet::new();
     let walker = ignore::WalkBuilder::new(dir)

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Scaling: for corpora of N files (copy-audit) and N definitions (soil-lock), the cold run,
+# the warm run with nothing changed, the warm run after editing one file, peak RSS, and the
+# floor (walk + read + SHA-256 every input, in parallel) — each time also as a multiple of
+# the floor, all measured in this run on this machine. Medians over $RUNS runs.
+#
+#   bash benches/scale.sh                      # copy 1k 10k 100k, soil 1k 10k 50k
+#   COPY_SIZES="1000" SOIL_SIZES="1000" RUNS=3 bash benches/scale.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+COPY_SIZES=${COPY_SIZES:-"1000 10000 100000"}
+SOIL_SIZES=${SOIL_SIZES:-"1000 10000 50000"}
+RUNS=${RUNS:-5}
+WORK=${WORK:-/tmp/lockgraph-scale}
+mkdir -p "$WORK"
+
+cargo build --release --quiet --bin copy-audit --bin soil-lock --example gen_corpus --example floor
+BIN=target/release
+COPY_AUDIT=$PWD/$BIN/copy-audit
+SOIL_LOCK=$PWD/$BIN/soil-lock
+GEN=$PWD/$BIN/examples/gen_corpus
+FLOOR=$PWD/$BIN/examples/floor
+
+now() { date +%s%N; }
+
+# time_ms <cmd…>: runs once, prints "<milliseconds> <peak RSS KiB>".
+time_ms() {
+  local t0 t1 rss
+  t0=$(now)
+  /usr/bin/time -f "%M" -o "$WORK/rss" "$@" >/dev/null 2>&1 || true
+  t1=$(now)
+  rss=$(tail -n 1 "$WORK/rss")
+  echo "$(( (t1 - t0) / 1000000 )) $rss"
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# measure <label> <setup-cmd> <cmd…>: median ms and max RSS over $RUNS runs.
+measure() {
+  local setup=$1; shift
+  local times=() rsss=()
+  for _ in $(seq "$RUNS"); do
+    eval "$setup"
+    read -r ms rss < <(time_ms "$@")
+    times+=("$ms"); rsss+=("$rss")
+  done
+  local m r
+  m=$(printf '%s\n' "${times[@]}" | median)
+  r=$(printf '%s\n' "${rsss[@]}" | sort -n | tail -n 1)
+  echo "$m $r"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) b = 1; printf "%.1f×", a / b }'; }
+
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr)"
+echo "runs per figure: $RUNS (median time, max peak RSS)"
+echo
+printf '%-10s %8s | %9s | %16s | %16s | %16s | %9s\n' tool N floor cold warm "one edit" "peak RSS"
+printf '%s\n' "-----------+----------+-----------+------------------+------------------+------------------+----------"
+
+for n in $COPY_SIZES; do
+  dir="$WORK/copy-$n"
+  [ -f "$dir/.copy-editor.yaml" ] || "$GEN" copy "$dir" "$n"
+  edit="$dir/content/cs/000/doc1.md"
+  [ -f "$edit" ] || edit=$(find "$dir/content" -name '*.md' | head -n 1)
+  read -r floor _ < <(measure ":" "$FLOOR" "$dir" md json tsx)
+  cd "$dir"
+  read -r cold rss_cold < <(measure "rm -rf .lockgraph" "$COPY_AUDIT" --json)
+  "$COPY_AUDIT" --json >/dev/null || true
+  read -r warm rss_warm < <(measure ":" "$COPY_AUDIT" --json)
+  read -r edited rss_edit < <(measure "echo 'Doplněná věta číslo '\$RANDOM'.' >> '$edit'" "$COPY_AUDIT" --json)
+  cd - >/dev/null
+  rss=$(printf '%s\n' "$rss_cold" "$rss_warm" "$rss_edit" | sort -n | tail -n 1)
+  printf '%-10s %8s | %6s ms | %6s ms %7s | %6s ms %7s | %6s ms %7s | %6s MB\n' copy-audit "$n" "$floor" \
+    "$cold" "$(ratio "$cold" "$floor")" "$warm" "$(ratio "$warm" "$floor")" \
+    "$edited" "$(ratio "$edited" "$floor")" "$(( rss / 1024 ))"
+done
+
+for n in $SOIL_SIZES; do
+  dir="$WORK/soil-$n"
+  [ -f "$dir/soil.toml" ] || "$GEN" soil "$dir" "$n"
+  edit="$dir/m000/d1.tr"
+  read -r floor _ < <(measure ":" "$FLOOR" "$dir" tr lock)
+  read -r cold rss_cold < <(measure "rm -rf '$dir/.lockgraph'" "$SOIL_LOCK" --root "$dir" status --json)
+  read -r warm rss_warm < <(measure ":" "$SOIL_LOCK" --root "$dir" status --json)
+  read -r edited rss_edit < <(measure "echo 'More prose '\$RANDOM'.' >> '$edit'" "$SOIL_LOCK" --root "$dir" status --json)
+  rss=$(printf '%s\n' "$rss_cold" "$rss_warm" "$rss_edit" | sort -n | tail -n 1)
+  printf '%-10s %8s | %6s ms | %6s ms %7s | %6s ms %7s | %6s ms %7s | %6s MB\n' soil-lock "$n" "$floor" \
+    "$cold" "$(ratio "$cold" "$floor")" "$warm" "$(ratio "$warm" "$floor")" \
+    "$edited" "$(ratio "$edited" "$floor")" "$(( rss / 1024 ))"
+done

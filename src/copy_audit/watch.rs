@@ -1,0 +1,330 @@
+//! `copy-audit --watch`: one salsa database kept alive across edits.
+//!
+//! File events (debounced) name the paths that changed; each is re-read, and its input is
+//! set only when its content hash moved (a setter always starts a new revision). Then only
+//! the touched files are re-reported — the queries of every other file are still valid —
+//! and the difference in findings is printed. A lockfile change re-sets the entries that
+//! differ, which re-runs the span filter of those files and not their rules.
+
+use super::Failure;
+use super::audit::{prompt_outdated, rule_table};
+use super::workspace::Workspace;
+use crate::config::PathMatcher;
+use crate::fsutil::relative;
+use lockgraph_queries::copy::engine::{self, FileReport, Finding, Settings, SourceFile};
+use lockgraph_queries::copy::extract::Format;
+use lockgraph_queries::copy::lockfile::Lockfile;
+use lockgraph_queries::db::{Database, ExecutionLog};
+use lockgraph_queries::hash::ContentHash;
+use rayon::prelude::*;
+use salsa::{Durability, Setter};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+struct Tracked {
+    input: SourceFile,
+    hash: ContentHash,
+}
+
+/// What one refresh changed in one file's findings.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Delta {
+    pub path: String,
+    pub added: Vec<Finding>,
+    pub removed: Vec<Finding>,
+    /// The file appeared (`Some(true)`) or disappeared (`Some(false)`).
+    pub created: Option<bool>,
+}
+
+pub struct Session {
+    db: Database,
+    log: Option<ExecutionLog>,
+    matcher: PathMatcher,
+    lock: Lockfile,
+    files: BTreeMap<String, Tracked>,
+    reports: BTreeMap<String, FileReport>,
+}
+
+impl Session {
+    /// Loads every file in scope into one long-lived database and audits it. With `log`,
+    /// the executed queries are recorded (tests and `--verbose`).
+    pub fn open(ws: &Workspace, matcher: PathMatcher, log: bool) -> Result<Session, Failure> {
+        let (db, log) = if log {
+            let (db, log) = Database::with_execution_log();
+            (db, Some(log))
+        } else {
+            (Database::default(), None)
+        };
+        let lock = ws.read_lockfile()?;
+        let _settings = Settings::builder(
+            rule_table(&ws.config)?,
+            ws.config.language.clone().unwrap_or_default(),
+            ws.config.unknown_language_default,
+            ws.config.ignore_marker.clone(),
+            prompt_outdated(&lock),
+        )
+        .durability(Durability::HIGH)
+        .new(&db);
+        let mut session = Session {
+            db,
+            log,
+            matcher,
+            lock,
+            files: BTreeMap::new(),
+            reports: BTreeMap::new(),
+        };
+        let paths = ws.files_in_scope(&session.matcher)?;
+        let contents: Vec<(String, Vec<u8>)> = paths
+            .into_par_iter()
+            .map(|p| {
+                let bytes =
+                    fs::read(ws.root.join(&p)).map_err(|e| Failure::new(format!("{p}: {e}")))?;
+                Ok((p, bytes))
+            })
+            .collect::<Result<_, Failure>>()?;
+        for (path, bytes) in contents {
+            session.track(path, bytes);
+        }
+        let all: Vec<String> = session.files.keys().cloned().collect();
+        session.report(&all);
+        Ok(session)
+    }
+
+    fn track(&mut self, path: String, bytes: Vec<u8>) {
+        let hash = ContentHash::of(&bytes);
+        let entry = self.lock.files.get(&path).cloned();
+        let input = SourceFile::new(
+            &self.db,
+            path.clone(),
+            Format::from_path(&path),
+            bytes,
+            entry,
+        );
+        self.files.insert(path, Tracked { input, hash });
+    }
+
+    /// Re-reports `paths` (in parallel, each worker with its own database clone) and
+    /// returns the per-file differences.
+    fn report(&mut self, paths: &[String]) -> Vec<Delta> {
+        let inputs: Vec<(String, SourceFile)> = paths
+            .iter()
+            .filter_map(|p| self.files.get(p).map(|t| (p.clone(), t.input)))
+            .collect();
+        let fresh: Vec<(String, FileReport)> = inputs
+            .par_iter()
+            .map_with(self.db.clone(), |db, (p, f)| {
+                (p.clone(), engine::report(db, *f).clone())
+            })
+            .collect();
+        let mut deltas = Vec::new();
+        for (path, report) in fresh {
+            let old = self.reports.insert(path.clone(), report);
+            let new = &self.reports[&path];
+            let before = old.as_ref().map_or(&[][..], |r| &r.findings[..]);
+            // Byte offsets shift under every edit; what a reader sees is the position.
+            let seen = |f: &Finding, among: &[Finding]| among.iter().any(|g| same_place(f, g));
+            let added: Vec<Finding> = new
+                .findings
+                .iter()
+                .filter(|f| !seen(f, before))
+                .cloned()
+                .collect();
+            let removed: Vec<Finding> = before
+                .iter()
+                .filter(|f| !seen(f, &new.findings))
+                .cloned()
+                .collect();
+            if !added.is_empty() || !removed.is_empty() {
+                deltas.push(Delta {
+                    path,
+                    added,
+                    removed,
+                    created: None,
+                });
+            }
+        }
+        deltas
+    }
+
+    /// Takes in the changes to `touched` (absolute paths from file events).
+    pub fn refresh(&mut self, ws: &Workspace, touched: &[PathBuf]) -> Result<Vec<Delta>, Failure> {
+        let mut rerun = Vec::new();
+        let mut deltas = Vec::new();
+        let mut lock_changed = false;
+        for abs in touched {
+            let Some(rel) = relative(&ws.root, abs).or_else(|| {
+                // Events may carry the un-canonicalised path of the root.
+                fs::canonicalize(abs.parent()?)
+                    .ok()
+                    .and_then(|d| relative(&ws.root, &d.join(abs.file_name()?)))
+            }) else {
+                continue;
+            };
+            if rel == ws.config.cache_path {
+                lock_changed = true;
+                continue;
+            }
+            if !self.matcher.is_included(&rel) {
+                continue;
+            }
+            match fs::read(abs) {
+                Ok(bytes) => match self.files.get(&rel) {
+                    Some(t) if t.hash == ContentHash::of(&bytes) => {}
+                    Some(t) => {
+                        let input = t.input;
+                        let hash = ContentHash::of(&bytes);
+                        input.set_bytes(&mut self.db).to(bytes);
+                        self.files.get_mut(&rel).expect("tracked").hash = hash;
+                        rerun.push(rel);
+                    }
+                    None => {
+                        self.track(rel.clone(), bytes);
+                        rerun.push(rel.clone());
+                        deltas.push(Delta {
+                            path: rel,
+                            added: Vec::new(),
+                            removed: Vec::new(),
+                            created: Some(true),
+                        });
+                    }
+                },
+                Err(_) if self.files.contains_key(&rel) && !abs.exists() => {
+                    self.files.remove(&rel);
+                    let old = self.reports.remove(&rel);
+                    deltas.push(Delta {
+                        path: rel,
+                        added: Vec::new(),
+                        removed: old.map(|r| r.findings).unwrap_or_default(),
+                        created: Some(false),
+                    });
+                }
+                Err(_) => {}
+            }
+        }
+        if lock_changed {
+            self.lock = ws.read_lockfile()?;
+            for (path, t) in &self.files {
+                let entry = self.lock.files.get(path);
+                if t.input.entry(&self.db).as_ref() != entry {
+                    t.input.set_entry(&mut self.db).to(entry.cloned());
+                    rerun.push(path.clone());
+                }
+            }
+        }
+        rerun.sort();
+        rerun.dedup();
+        let mut changed = self.report(&rerun);
+        // A new file's findings are all additions; say so once, with the creation.
+        for d in &mut deltas {
+            if let Some(pos) = changed.iter().position(|c| c.path == d.path) {
+                d.added = changed.remove(pos).added;
+            }
+        }
+        deltas.extend(changed);
+        deltas.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(deltas)
+    }
+
+    /// The queries executed since the last call (when opened with a log).
+    pub fn executed(&self) -> Vec<lockgraph_queries::db::Executed> {
+        self.log
+            .as_ref()
+            .map(|l| l.take(&self.db))
+            .unwrap_or_default()
+    }
+
+    pub fn input(&self, path: &str) -> Option<SourceFile> {
+        self.files.get(path).map(|t| t.input)
+    }
+
+    pub fn findings(&self) -> usize {
+        self.reports.values().map(|r| r.findings.len()).sum()
+    }
+}
+
+fn same_place(a: &Finding, b: &Finding) -> bool {
+    (&a.rule_id, a.line, a.column, &a.message) == (&b.rule_id, b.line, b.column, &b.message)
+}
+
+fn print_deltas(deltas: &[Delta], elapsed: Duration) {
+    for d in deltas {
+        match d.created {
+            Some(true) => println!("+ {} (new file)", d.path),
+            Some(false) => println!("- {} (deleted)", d.path),
+            None => {}
+        }
+        for f in &d.removed {
+            println!(
+                "  fixed  {}:{}:{} {} {}",
+                d.path, f.line, f.column, f.rule_id, f.message
+            );
+        }
+        for f in &d.added {
+            println!(
+                "  {:<6} {}:{}:{} {} {}",
+                f.severity.as_str(),
+                d.path,
+                f.line,
+                f.column,
+                f.rule_id,
+                f.message
+            );
+        }
+    }
+    if !deltas.is_empty() {
+        println!(
+            "-- {} file(s) changed, re-audited in {:.1} ms",
+            deltas.len(),
+            elapsed.as_secs_f64() * 1e3
+        );
+    }
+}
+
+/// Runs until interrupted.
+pub fn run(ws: &Workspace, matcher: PathMatcher) -> Result<(), Failure> {
+    let started = Instant::now();
+    let mut session = Session::open(ws, matcher, false)?;
+    println!(
+        "watching {} ({} files, {} findings, loaded in {:.0} ms); Ctrl-C to stop",
+        ws.root.display(),
+        session.files.len(),
+        session.findings(),
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut debouncer = notify_debouncer_mini::new_debouncer(Duration::from_millis(30), tx)
+        .map_err(|e| Failure::new(format!("cannot watch {}: {e}", ws.root.display())))?;
+    debouncer
+        .watcher()
+        .watch(
+            &ws.root,
+            notify_debouncer_mini::notify::RecursiveMode::Recursive,
+        )
+        .map_err(|e| Failure::new(format!("cannot watch {}: {e}", ws.root.display())))?;
+    for batch in rx {
+        let events = batch.map_err(|e| Failure::new(format!("watching: {e}")))?;
+        let paths: Vec<PathBuf> = events
+            .into_iter()
+            .map(|e| e.path)
+            .filter(|p| !in_cache_dir(&ws.root, p))
+            .collect();
+        if paths.is_empty() {
+            continue;
+        }
+        let t = Instant::now();
+        match session.refresh(ws, &paths) {
+            Ok(deltas) => print_deltas(&deltas, t.elapsed()),
+            Err(f) => eprintln!("error: {}", f.message),
+        }
+    }
+    Ok(())
+}
+
+fn in_cache_dir(root: &Path, p: &Path) -> bool {
+    p.strip_prefix(root)
+        .ok()
+        .and_then(|r| r.components().next())
+        .is_some_and(|c| c.as_os_str() == ".lockgraph" || c.as_os_str() == ".git")
+}

@@ -1,0 +1,206 @@
+//! `soil-lock watch`: the root's graph kept in memory; each file event re-sets the inputs
+//! it touched (only when their bytes changed) and prints the definitions whose status or
+//! flags changed. Because flags read other definitions only through their lowered
+//! `soil_hash` and `formal` hash, an edit re-runs what it reaches and nothing else.
+
+use super::root::Root;
+use super::{Failure, kind_of};
+use crate::fsutil::relative;
+use lockgraph_queries::soil::engine::{self, Definition, Project};
+use lockgraph_queries::soil::status::{Flag, Ladder};
+use salsa::Setter;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What `status` shows of one definition, compared between refreshes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shown {
+    pub ladder: Ladder,
+    pub accepted: bool,
+    pub flags: Vec<Flag>,
+}
+
+/// One definition whose status or flags changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub path: String,
+    /// `None` for a definition that just appeared.
+    pub before: Option<Shown>,
+    pub after: Shown,
+}
+
+pub struct Session {
+    pub root: Root,
+    shown: BTreeMap<String, Shown>,
+}
+
+fn shown(root: &Root, def: Definition) -> Shown {
+    let mut flags: Vec<Flag> = engine::flags(&root.db, def)
+        .iter()
+        .map(|r| r.flag)
+        .collect();
+    flags.dedup();
+    Shown {
+        ladder: engine::ladder(&root.db, def),
+        accepted: engine::sidecar_of(&root.db, def).is_some_and(|s| s.accepted),
+        flags,
+    }
+}
+
+impl Session {
+    pub fn new(root: Root) -> Session {
+        let shown = root
+            .defs
+            .iter()
+            .map(|&d| (d.path(&root.db).clone(), shown(&root, d)))
+            .collect();
+        Session { root, shown }
+    }
+
+    /// Takes in the changes to `touched` and returns the definitions whose status or flags
+    /// changed, with their old and new state.
+    pub fn refresh(&mut self, touched: &[PathBuf]) -> Result<Vec<Change>, Failure> {
+        let mut new_defs = false;
+        let mut other = false;
+        for abs in touched {
+            let Some(rel) = relative(&self.root.dir, abs) else {
+                continue;
+            };
+            let (stem, ext) = match rel.rsplit_once('.') {
+                Some((stem, ext @ ("tr" | "lock" | "soil"))) if rel != super::root::MANIFEST => {
+                    (stem.to_string(), ext)
+                }
+                _ => {
+                    other = true;
+                    continue;
+                }
+            };
+            let bytes = fs::read(abs).ok();
+            let Some(def) = engine::def_index(&self.root.db).get(&stem) else {
+                new_defs |= bytes.is_some() && ext != "soil";
+                continue;
+            };
+            let db = &mut self.root.db;
+            match ext {
+                "tr" if def.tr(db) != &bytes => {
+                    def.set_tr(db).to(bytes);
+                }
+                "lock" if def.sidecar(db) != &bytes => {
+                    def.set_sidecar(db).to(bytes);
+                }
+                "soil" if def.soil_exists(db) != bytes.is_some() => {
+                    def.set_soil_exists(db).to(bytes.is_some());
+                }
+                _ => {}
+            }
+        }
+        if new_defs {
+            // A new spec or sidecar: re-list the root (existing inputs keep their identity
+            // only by path, so the list is rebuilt from what is on disk).
+            let fresh = super::root::load_definitions(&self.root.dir, &self.root.db)?;
+            let mut by_path: BTreeMap<String, Definition> = self
+                .root
+                .defs
+                .iter()
+                .map(|&d| (d.path(&self.root.db).clone(), d))
+                .collect();
+            for d in fresh {
+                by_path.entry(d.path(&self.root.db).clone()).or_insert(d);
+            }
+            self.root.defs = by_path.into_values().collect();
+            Project::get(&self.root.db)
+                .set_definitions(&mut self.root.db)
+                .to(self.root.defs.clone());
+        }
+        if other || new_defs {
+            // A reference file or CLI oracle may have changed.
+            self.root.hash_externals();
+        }
+        let mut changes = Vec::new();
+        let mut next = BTreeMap::new();
+        for &d in &self.root.defs {
+            let path = d.path(&self.root.db).clone();
+            let now = shown(&self.root, d);
+            let before = self.shown.get(&path);
+            if before != Some(&now) {
+                changes.push(Change {
+                    path: path.clone(),
+                    before: before.cloned(),
+                    after: now.clone(),
+                });
+            }
+            next.insert(path, now);
+        }
+        self.shown = next;
+        Ok(changes)
+    }
+}
+
+fn describe(s: &Shown) -> String {
+    let flags: Vec<&str> = s.flags.iter().map(|f| f.as_str()).collect();
+    format!(
+        "{}{}{}",
+        s.ladder,
+        if s.accepted { ", accepted" } else { "" },
+        if flags.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", flags.join(", "))
+        }
+    )
+}
+
+pub fn run(root: Root) -> Result<(), Failure> {
+    let dir = root.dir.clone();
+    let started = Instant::now();
+    let mut session = Session::new(root);
+    println!(
+        "watching {} ({} definitions, loaded in {:.0} ms); Ctrl-C to stop",
+        dir.display(),
+        session.root.defs.len(),
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut debouncer = notify_debouncer_mini::new_debouncer(Duration::from_millis(30), tx)
+        .map_err(|e| Failure::new(format!("cannot watch {}: {e}", dir.display())))?;
+    debouncer
+        .watcher()
+        .watch(
+            &dir,
+            notify_debouncer_mini::notify::RecursiveMode::Recursive,
+        )
+        .map_err(|e| Failure::new(format!("cannot watch {}: {e}", dir.display())))?;
+    for batch in rx {
+        let events = batch.map_err(|e| Failure::new(format!("watching: {e}")))?;
+        let paths: Vec<PathBuf> = events.into_iter().map(|e| e.path).collect();
+        let t = Instant::now();
+        let changes = session.refresh(&paths)?;
+        for c in &changes {
+            let kind = session
+                .root
+                .find(&c.path)
+                .ok()
+                .and_then(|d| kind_of(&session.root, d))
+                .map_or("?", |k| k.as_str());
+            match &c.before {
+                Some(b) => println!(
+                    "{} ({kind}): {} → {}",
+                    c.path,
+                    describe(b),
+                    describe(&c.after)
+                ),
+                None => println!("{} ({kind}): new, {}", c.path, describe(&c.after)),
+            }
+        }
+        if !changes.is_empty() {
+            println!(
+                "-- {} definition(s) changed, in {:.1} ms",
+                changes.len(),
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! `soil-lock watch`, driven in-process: edits on disk, then `Session::refresh`, with the
+//! executed-query log proving early cut-off across the real fixture root.
+
+mod common;
+
+use common::Tree;
+use lockgraph::soil_lock::root::Root;
+use lockgraph::soil_lock::watch::Session;
+use lockgraph_queries::db::Database;
+use lockgraph_queries::soil::engine;
+use lockgraph_queries::soil::status::Flag;
+use salsa::plumbing::AsId;
+
+fn session(tree: &Tree) -> (Session, lockgraph_queries::db::ExecutionLog) {
+    let (db, log) = Database::with_execution_log();
+    let root = Root::open_with(Some(tree.dir.path()), db).unwrap();
+    let s = Session::new(root);
+    log.take(&s.root.db);
+    (s, log)
+}
+
+fn flags_query_ran_for(s: &Session, log: &[lockgraph_queries::db::Executed], path: &str) -> bool {
+    let id = engine::def_index(&s.root.db).get(path).unwrap().as_id();
+    log.iter().any(|e| e.key == id && e.query == "flags")
+}
+
+#[test]
+fn a_prose_edit_changes_one_definition_and_reruns_no_caller() {
+    let tree = Tree::copy_of("soil");
+    let (mut s, log) = session(&tree);
+    let sum = "csvstats/sum.tr";
+    tree.write(
+        sum,
+        &tree
+            .read(sum)
+            .replace("Adds the floats", "Adds up the floats"),
+    );
+    let changes = s.refresh(&[tree.path(sum)]).unwrap();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].path, "csvstats/sum");
+    assert_eq!(changes[0].after.flags, vec![Flag::ProseStale]);
+    let ran = log.take(&s.root.db);
+    assert!(flags_query_ran_for(&s, &ran, "csvstats/sum"), "{ran:?}");
+    for caller in ["csvstats/mean", "csvstats/variance"] {
+        assert!(!flags_query_ran_for(&s, &ran, caller), "{caller}: {ran:?}");
+    }
+}
+
+#[test]
+fn a_relowered_callee_reaches_exactly_its_direct_callers() {
+    let tree = Tree::copy_of("soil");
+    let (mut s, log) = session(&tree);
+    let lock = "csvstats/sum.lock";
+    let text = tree.read(lock);
+    let old = text
+        .lines()
+        .find(|l| l.contains("\"soil_hash\""))
+        .unwrap()
+        .split('"')
+        .nth(3)
+        .unwrap()
+        .to_string();
+    let new = format!("sha256:{}", "ab".repeat(32));
+    tree.write(lock, &text.replace(&old, &new));
+    let changes = s.refresh(&[tree.path(lock)]).unwrap();
+    let changed: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(
+        changed,
+        ["csvstats/mean", "csvstats/variance"],
+        "{changes:?}"
+    );
+    let ran = log.take(&s.root.db);
+    assert!(flags_query_ran_for(&s, &ran, "csvstats/mean"));
+    assert!(
+        !flags_query_ran_for(&s, &ran, "csvstats/summarize"),
+        "no transitive closure"
+    );
+    assert!(!flags_query_ran_for(&s, &ran, "csvstats/median"));
+}
+
+#[test]
+fn a_reference_file_edit_flags_its_oracle_user() {
+    let tree = Tree::copy_of("soil");
+    let (mut s, _log) = session(&tree);
+    tree.write(
+        "ref/stats.py",
+        &format!("{}\n# edited\n", tree.read("ref/stats.py")),
+    );
+    let changes = s.refresh(&[tree.path("ref/stats.py")]).unwrap();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].path, "csvstats/median");
+    assert_eq!(changes[0].after.flags, vec![Flag::StaleOracle]);
+}
