@@ -72,23 +72,28 @@ fn a_lockfile_edit_refilters_without_rerunning_rules() {
     let tree = Tree::copy_of("copy");
     let (ws, mut s) = session(&tree);
     s.executed();
-    // Drop the agenda's entry: its Czech gaps and English spans all become the default
-    // language, so findings change, but the rules need not run again.
-    let out = tree
-        .copy_audit()
-        .args(["lockfile", "invalidate", AGENDA])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let deltas = s
-        .refresh(&ws, &[tree.path(".copy-editor.lock.json")])
-        .unwrap();
+    // Drop the span of the English subtitle: that string falls into a gap and is Czech by
+    // default now, so its findings change; the file's languages (cs and en) do not, so the
+    // rules need not run again — only the span filter.
+    let lock_path = tree.path(".copy-editor.lock.json");
+    let mut lock: serde_json::Value =
+        serde_json::from_str(&tree.read(".copy-editor.lock.json")).unwrap();
+    let spans = lock["files"][AGENDA]["spans"].as_array_mut().unwrap();
+    let before = spans.len();
+    spans.retain(|sp| sp["pathHint"] != "meta.en.subtitle");
+    assert_eq!(spans.len(), before - 1);
+    std::fs::write(&lock_path, serde_json::to_string_pretty(&lock).unwrap()).unwrap();
+    let deltas = s.refresh(&ws, &[lock_path]).unwrap();
     assert_eq!(deltas.len(), 1, "{deltas:?}");
     assert_eq!(deltas[0].path, AGENDA);
-    assert!(
-        !deltas[0].added.is_empty(),
-        "English strings now audited as Czech"
-    );
+    let added: Vec<_> = deltas[0].added.iter().map(|f| f.rule_id.as_str()).collect();
+    let removed: Vec<_> = deltas[0]
+        .removed
+        .iter()
+        .map(|f| f.rule_id.as_str())
+        .collect();
+    assert_eq!(removed, ["en-R4-spaced-hyphen-dash"], "{deltas:?}");
+    assert!(added.contains(&"cs-R6-dash"), "{added:?}");
     let agenda = s.input(AGENDA).unwrap().as_id();
     let ran = s.executed();
     assert!(

@@ -109,29 +109,40 @@ fn identical_bytes_rerun_nothing_downstream() {
     assert!(ran_for(&ran, files[1]).is_empty());
 }
 
+fn entry(span: Span) -> Entry {
+    Entry {
+        content_hash: ContentHash::of(A.as_bytes()).to_string(),
+        segmented_at: "2026-11-30T10:00:00Z".into(),
+        reviewed_by: None,
+        spans: vec![span],
+    }
+}
+
+fn span(start: u32, end: u32, language: &str, kind: Kind) -> Span {
+    Span {
+        start_line: 1,
+        start_column: start,
+        end_line: 1,
+        end_column: end,
+        language: language.into(),
+        kind,
+        path_hint: Field::Absent,
+        note: Field::Absent,
+    }
+}
+
 #[test]
 fn a_lockfile_edit_reruns_the_filter_but_not_the_rules() {
     let (mut db, log, files) = setup(&[("a.md", A)]);
     assert_eq!(audit_all(&db, &files), vec![1]);
     log.take(&db);
 
-    // Mark the whole line as code: the finding disappears, the rules are not re-run.
-    let entry = Entry {
-        content_hash: ContentHash::of(A.as_bytes()).to_string(),
-        segmented_at: "2026-11-30T10:00:00Z".into(),
-        reviewed_by: None,
-        spans: vec![Span {
-            start_line: 1,
-            start_column: 1,
-            end_line: 1,
-            end_column: 18,
-            language: "unknown".into(),
-            kind: Kind::Code,
-            path_hint: Field::Absent,
-            note: Field::Absent,
-        }],
-    };
-    files[0].set_entry(&mut db).to(Some(entry));
+    // Mark `v domě` as code: the finding disappears. The rest of the line is still a gap
+    // in the default language, so the file's languages are unchanged and the rules are
+    // not re-run — only the span filter.
+    files[0]
+        .set_entry(&mut db)
+        .to(Some(entry(span(12, 17, "unknown", Kind::Code))));
     assert_eq!(audit_all(&db, &files), vec![0]);
     let a = ran_for(&log.take(&db), files[0]);
     assert!(a.iter().any(|n| n == "report"), "{a:?}");
@@ -140,4 +151,21 @@ fn a_lockfile_edit_reruns_the_filter_but_not_the_rules() {
         !a.iter().any(|n| n == "hits" || n == "views"),
         "rules re-ran: {a:?}"
     );
+}
+
+#[test]
+fn rules_of_languages_the_file_does_not_contain_never_run() {
+    let (mut db, log, files) = setup(&[("a.md", A)]);
+    audit_all(&db, &files);
+    log.take(&db);
+    // The whole line is English now: the languages change, so the rules run again — the
+    // English ones only — and the Czech finding is gone.
+    files[0]
+        .set_entry(&mut db)
+        .to(Some(entry(span(1, 18, "en", Kind::Prose))));
+    assert_eq!(audit_all(&db, &files), vec![0]);
+    let a = ran_for(&log.take(&db), files[0]);
+    assert!(a.iter().any(|n| n == "hits"), "{a:?}");
+    let langs = engine::languages(&db, files[0]);
+    assert_eq!(langs.iter().map(String::as_str).collect::<Vec<_>>(), ["en"]);
 }

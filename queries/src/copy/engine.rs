@@ -18,7 +18,7 @@ use crate::copy::rules::{Hit, RuleSet, Severity};
 use crate::copy::view::View;
 use crate::hash::ContentHash;
 use crate::text::{LineCol, LineIndex};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -205,17 +205,64 @@ pub struct RawHit {
     pub hit: Hit,
 }
 
-/// Every rule on every view, before any span filtering.
+/// The languages some prose of the file is in: those of the prose and quote spans its
+/// views overlap, and the default language wherever a view reaches into a gap (or when no
+/// spans apply). A language-scoped rule of any other language cannot survive the span
+/// filter, so it is not run at all — on a Czech-only tree the English rules cost nothing.
+/// The set rarely changes when the lockfile does, and an equal set stops the change here.
+#[salsa::tracked(returns(ref))]
+pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String> {
+    let settings = Settings::get(db);
+    let default = settings.default_language(db);
+    let mut out = BTreeSet::new();
+    let (Ok(views), Ok(Some(spans))) = (views(db, file), span_index(db, file)) else {
+        out.insert(default.clone());
+        return out;
+    };
+    let unknown_default = settings.unknown_language_default(db);
+    for view in views {
+        let range = view.source_offset(0)..view.source_range(0..view.text.len()).end;
+        let (overlapping, covered) = spans.overlapping(range);
+        for (kind, language) in overlapping {
+            if matches!(kind, Kind::Code | Kind::Data) {
+                continue;
+            }
+            if language != "unknown" {
+                out.insert(language.to_string());
+            } else if unknown_default {
+                out.insert(default.clone());
+            }
+        }
+        if !covered {
+            out.insert(default.clone());
+        }
+    }
+    out
+}
+
+/// Every rule that can fire in one of the file's [`languages`] on every view, before span
+/// filtering.
 #[salsa::tracked(returns(ref))]
 pub fn hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<RawHit> {
     let Ok(views) = views(db, file) else {
         return Vec::new();
     };
     let rules = Settings::get(db).rules(db);
+    let languages = languages(db, file);
+    let active: Vec<(usize, &std::sync::Arc<dyn crate::copy::rules::Rule>)> = rules
+        .set
+        .rules()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            let scoped = &r.meta().languages;
+            scoped.is_empty() || scoped.iter().any(|l| languages.contains(l))
+        })
+        .collect();
     let mut out = Vec::new();
     let mut buf = Vec::new();
     for (vi, view) in views.iter().enumerate() {
-        for (ri, rule) in rules.set.rules().iter().enumerate() {
+        for &(ri, rule) in &active {
             rule.check(view, &mut buf);
             out.extend(buf.drain(..).map(|hit| RawHit {
                 rule: ri,

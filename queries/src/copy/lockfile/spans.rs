@@ -103,6 +103,29 @@ impl SpanIndex {
             .then_some((*kind, language.as_str()))
     }
 
+    /// The spans overlapping byte range `range`, in file order, and whether they cover all
+    /// of it (no gap, where the default language applies). Binary search, then a walk over
+    /// the overlapping spans only.
+    pub fn overlapping(&self, range: Range<usize>) -> (impl Iterator<Item = (Kind, &str)>, bool) {
+        let first = self
+            .ranges
+            .partition_point(|(r, _, _)| r.end <= range.start);
+        let hits = &self.ranges[first..];
+        let count = hits.partition_point(|(r, _, _)| r.start < range.end);
+        let hits = &hits[..count];
+        let mut at = range.start;
+        let mut covered = true;
+        for (r, _, _) in hits {
+            if r.start > at {
+                covered = false;
+                break;
+            }
+            at = at.max(r.end);
+        }
+        covered &= at >= range.end;
+        (hits.iter().map(|(_, k, l)| (*k, l.as_str())), covered)
+    }
+
     /// The spans as byte ranges, in file order.
     pub fn iter(&self) -> impl Iterator<Item = (Range<usize>, Kind, &str)> {
         self.ranges

@@ -90,23 +90,28 @@ pub(super) fn for_each_repeat(
 ) {
     // The previous word, if it was a candidate (letters only).
     let mut prev: Option<Range<usize>> = None;
-    let mut chars = text.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
-        if !c.is_alphanumeric() {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let (c, len) = char_at(text, i);
+        if !is_alphanumeric(c) {
+            i += len;
             continue;
         }
-        let mut end = start + c.len_utf8();
-        let mut letters_only = c.is_alphabetic();
-        while let Some(&(i, c)) = chars.peek() {
-            if !c.is_alphanumeric() {
+        let start = i;
+        let mut letters_only = true;
+        let mut count = 0;
+        while i < bytes.len() {
+            let (c, len) = char_at(text, i);
+            if !is_alphanumeric(c) {
                 break;
             }
-            letters_only &= c.is_alphabetic();
-            end = i + c.len_utf8();
-            chars.next();
+            letters_only &= is_alphabetic(c);
+            count += 1;
+            i += len;
         }
-        let word = start..end;
-        let candidate = letters_only && text[word.clone()].chars().count() >= min_chars;
+        let word = start..i;
+        let candidate = letters_only && count >= min_chars;
         if let Some(p) = prev.take()
             && candidate
             && text[p.end..start].chars().all(is_gap)
@@ -115,6 +120,34 @@ pub(super) fn for_each_repeat(
             f(p.end, word.clone());
         }
         prev = candidate.then_some(word);
+    }
+}
+
+/// The character at byte `i` and its length, without Unicode decoding for ASCII — nearly
+/// every character of Czech and English prose, and the hot path of this rule.
+fn char_at(text: &str, i: usize) -> (char, usize) {
+    let b = text.as_bytes()[i];
+    if b.is_ascii() {
+        (b as char, 1)
+    } else {
+        let c = text[i..].chars().next().expect("a char boundary");
+        (c, c.len_utf8())
+    }
+}
+
+fn is_alphanumeric(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_alphanumeric()
+    } else {
+        c.is_alphanumeric()
+    }
+}
+
+fn is_alphabetic(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_alphabetic()
+    } else {
+        c.is_alphabetic()
     }
 }
 
