@@ -15,14 +15,14 @@ use std::io::{IsTerminal, Write};
 /// The JSON report, key for key the reference's contract.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AuditReport {
+pub struct AuditReport<'a> {
     pub total_files: usize,
     pub total_findings: usize,
     pub error_findings: usize,
     pub warning_findings: usize,
     pub info_findings: usize,
     pub by_rule: BTreeMap<String, usize>,
-    pub findings: Vec<JsonFinding>,
+    pub findings: Vec<JsonFinding<'a>>,
     /// Files that could not be audited (binary, invalid UTF-8, unparsable JSON/YAML).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub file_errors: Vec<JsonFileError>,
@@ -32,27 +32,27 @@ pub struct AuditReport {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct JsonFinding {
-    pub rule_id: String,
+pub struct JsonFinding<'a> {
+    pub rule_id: &'a str,
     pub severity: &'static str,
-    pub file_path: String,
+    pub file_path: &'a str,
     pub line: u32,
     pub column: u32,
-    pub snippet: String,
-    pub message: String,
+    pub snippet: &'a str,
+    pub message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fix: Option<JsonFix>,
+    pub fix: Option<JsonFix<'a>>,
 }
 
 /// A fix as a source range (1-based, end exclusive) and its replacement text.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct JsonFix {
+pub struct JsonFix<'a> {
     pub start_line: u32,
     pub start_column: u32,
     pub end_line: u32,
     pub end_column: u32,
-    pub replacement: String,
+    pub replacement: &'a str,
 }
 
 #[derive(Debug, Serialize)]
@@ -79,8 +79,8 @@ impl ReviewStatus {
     }
 }
 
-impl AuditReport {
-    pub fn new(audit: &Audit, review: Option<ReviewStatus>) -> Self {
+impl<'a> AuditReport<'a> {
+    pub fn new(audit: &'a Audit, review: Option<ReviewStatus>) -> Self {
         let mut out = AuditReport {
             total_files: audit.files.len(),
             total_findings: 0,
@@ -110,19 +110,19 @@ impl AuditReport {
                 }
                 *out.by_rule.entry(f.rule_id.clone()).or_default() += 1;
                 out.findings.push(JsonFinding {
-                    rule_id: f.rule_id.clone(),
+                    rule_id: &f.rule_id,
                     severity: f.severity.as_str(),
-                    file_path: path.clone(),
+                    file_path: path,
                     line: f.line,
                     column: f.column,
-                    snippet: f.snippet.clone(),
-                    message: f.message.clone(),
+                    snippet: &f.snippet,
+                    message: &f.message,
                     fix: f.fix.as_ref().map(|fix| JsonFix {
                         start_line: fix.start.line,
                         start_column: fix.start.column,
                         end_line: fix.end.line,
                         end_column: fix.end.column,
-                        replacement: fix.replacement.clone(),
+                        replacement: &fix.replacement,
                     }),
                 });
             }
@@ -136,11 +136,15 @@ impl AuditReport {
     }
 }
 
+/// Streams `value` as pretty JSON: a report of a large tree can be hundreds of megabytes,
+/// which should never exist in memory as one string.
 pub fn print_json<T: Serialize>(value: &T) {
-    let mut out = std::io::stdout().lock();
-    let text = serde_json::to_string_pretty(value).expect("reports serialise");
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // A closed pipe (`| head`) is not an error worth a panic.
-    let _ = writeln!(out, "{text}");
+    if serde_json::to_writer_pretty(&mut out, value).is_ok() {
+        let _ = writeln!(out);
+        let _ = out.flush();
+    }
 }
 
 pub fn print_audit(ws: &Workspace, summary: &AuditReport, audit: &Audit, format: OutputFormat) {
