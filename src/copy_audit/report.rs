@@ -166,11 +166,11 @@ fn print_github(audit: &AuditReport) {
         let _ = writeln!(
             out,
             "::{level} file={},line={},col={},title={}::{}",
-            escape_property(&f.file_path),
+            escape_property(f.file_path),
             f.line,
             f.column,
-            escape_property(&f.rule_id),
-            escape_data(&f.message)
+            escape_property(f.rule_id),
+            escape_data(f.message)
         );
     }
     for e in &audit.file_errors {
