@@ -52,7 +52,7 @@ impl Rule for TjAbbreviation {
             if bytes.get(t + 1) != Some(&b'.') {
                 continue;
             }
-            if prev_char(text, t).is_some_and(|c| c.is_alphanumeric() || c == '.') {
+            if prev_char(text, t).is_some_and(|c| super::scan::is_alnum(c) || c == '.') {
                 continue;
             }
             let mut j = t + 2;

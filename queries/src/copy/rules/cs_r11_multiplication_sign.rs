@@ -75,7 +75,7 @@ impl Rule for MultiplicationSign {
                 continue;
             }
             if prev_char(text, left_start).is_some_and(|c| {
-                (c.is_alphabetic() && c != 'x' && c != 'X') || c == '_' || c == '.'
+                (super::scan::is_letter(c) && c != 'x' && c != 'X') || c == '_' || c == '.'
             }) {
                 continue;
             }

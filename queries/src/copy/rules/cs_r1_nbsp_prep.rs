@@ -121,7 +121,9 @@ pub(super) fn for_each_standalone(
             _ => continue,
         };
         let space = i + 1..i + 1 + space_len;
-        if next_char(text, space.end).is_some_and(|c| c.is_alphabetic() || c.is_ascii_digit()) {
+        if next_char(text, space.end)
+            .is_some_and(|c| super::scan::is_letter(c) || c.is_ascii_digit())
+        {
             f(i, space);
         }
     }

@@ -77,7 +77,7 @@ impl Rule for EnglishQuotes {
                         continue;
                     };
                     let content = open + '“'.len_utf8()..i;
-                    if !text[content.clone()].chars().any(char::is_alphabetic) {
+                    if !text[content.clone()].chars().any(super::scan::is_letter) {
                         continue;
                     }
                     let range = open..i + '”'.len_utf8();

@@ -83,7 +83,7 @@ impl Rule for NumberUnit {
             let rest = &text[after..];
             let Some(unit) = UNITS.iter().find(|u| {
                 rest.starts_with(**u)
-                    && !next_char(text, after + u.len()).is_some_and(char::is_alphanumeric)
+                    && !next_char(text, after + u.len()).is_some_and(super::scan::is_alnum)
             }) else {
                 continue;
             };

@@ -94,10 +94,14 @@ impl Rule for OrdinalSpace {
             if bytes.get(dot) != Some(&b'.') {
                 continue;
             }
-            let Some(letter) = text[dot + 1..].chars().next().filter(|c| c.is_alphabetic()) else {
+            let Some(letter) = text[dot + 1..]
+                .chars()
+                .next()
+                .filter(|c| super::scan::is_letter(*c))
+            else {
                 continue;
             };
-            if prev_char(text, start).is_some_and(char::is_alphabetic) {
+            if prev_char(text, start).is_some_and(super::scan::is_letter) {
                 continue;
             }
             let prose = match &token {

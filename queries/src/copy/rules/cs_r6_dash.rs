@@ -99,8 +99,8 @@ pub(super) fn is_spaced_dash(text: &str, h: usize) -> bool {
     let right = after.trim_start_matches(is_inline_space);
     left.len() < before.len()
         && right.len() < after.len()
-        && left.chars().next_back().is_some_and(char::is_alphabetic)
-        && right.chars().next().is_some_and(char::is_alphabetic)
+        && left.chars().next_back().is_some_and(super::scan::is_letter)
+        && right.chars().next().is_some_and(super::scan::is_letter)
 }
 
 /// Whether the hyphen at `h` joins the two numbers of a range (see the module doc).
@@ -115,7 +115,7 @@ pub(super) fn is_numeric_range(text: &str, h: usize) -> bool {
     if bytes.get(end) == Some(&b'-') || (start > 0 && bytes[start - 1] == b'-') {
         return false;
     }
-    if prev_char(text, start).is_some_and(|c| c.is_alphabetic() || c == '_') {
+    if prev_char(text, start).is_some_and(|c| super::scan::is_letter(c) || c == '_') {
         return false;
     }
     if left == 4 && right == 2 && bytes[h + 1] == b'0' {

@@ -86,11 +86,11 @@ fn is_title_case(heading: &str) -> bool {
         if token.contains(OBJECT) {
             continue;
         }
-        let word = token.trim_matches(|c: char| !c.is_alphanumeric());
-        if word.chars().count() <= 2 || !word.chars().any(char::is_alphabetic) {
+        let word = token.trim_matches(|c: char| !super::scan::is_alnum(c));
+        if word.chars().count() <= 2 || !word.chars().any(super::scan::is_letter) {
             continue;
         }
-        let is_acronym = word.chars().filter(|c| c.is_alphabetic()).count() >= 2
+        let is_acronym = word.chars().filter(|c| super::scan::is_letter(*c)).count() >= 2
             && !word.chars().any(char::is_lowercase);
         if is_acronym {
             continue;

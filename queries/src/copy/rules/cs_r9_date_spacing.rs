@@ -96,7 +96,7 @@ struct Date {
 /// The unspaced date starting at `start` (the first digit of a digit run), if any.
 fn date_at(text: &str, start: usize) -> Option<Date> {
     let bytes = text.as_bytes();
-    if prev_char(text, start).is_some_and(|c| c.is_alphanumeric() || c == '.') {
+    if prev_char(text, start).is_some_and(|c| super::scan::is_alnum(c) || c == '.') {
         return None;
     }
     let number = |at: usize, max_len: usize| -> Option<Range<usize>> {
@@ -129,7 +129,7 @@ fn date_at(text: &str, start: usize) -> Option<Date> {
         return None;
     }
     let end = year.end;
-    if next_char(text, end).is_some_and(char::is_alphanumeric) {
+    if next_char(text, end).is_some_and(super::scan::is_alnum) {
         return None;
     }
     if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {

@@ -65,7 +65,7 @@ impl Rule for StraightQuotes {
                     continue;
                 };
                 let content = o + 1..q;
-                if can_close(text, q) && text[content.clone()].chars().any(char::is_alphabetic) {
+                if can_close(text, q) && text[content.clone()].chars().any(super::scan::is_letter) {
                     let fix = copyable(view, content.clone()).then(|| Edit {
                         range: o..q + 1,
                         replacement: format!("“{}”", &text[content]),
@@ -92,7 +92,7 @@ fn can_open(text: &str, q: usize) -> bool {
 
 fn can_close(text: &str, q: usize) -> bool {
     prev_char(text, q).is_some_and(|c| !c.is_whitespace())
-        && next_char(text, q + 1).is_none_or(|c| !c.is_alphanumeric())
+        && next_char(text, q + 1).is_none_or(|c| !super::scan::is_alnum(c))
 }
 
 #[cfg(test)]

@@ -50,8 +50,8 @@ impl Rule for StraightApostrophe {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
         for a in memchr::memchr_iter(b'\'', text.as_bytes()) {
-            if prev_char(text, a).is_some_and(char::is_alphabetic)
-                && next_char(text, a + 1).is_some_and(char::is_alphabetic)
+            if prev_char(text, a).is_some_and(super::scan::is_letter)
+                && next_char(text, a + 1).is_some_and(super::scan::is_letter)
             {
                 out.push(Hit {
                     range: a..a + 1,

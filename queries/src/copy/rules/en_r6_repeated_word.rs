@@ -94,7 +94,7 @@ pub(super) fn for_each_repeat(
     let mut i = 0;
     while i < bytes.len() {
         let (c, len) = char_at(text, i);
-        if !is_alphanumeric(c) {
+        if !super::scan::is_alnum(c) {
             i += len;
             continue;
         }
@@ -103,10 +103,10 @@ pub(super) fn for_each_repeat(
         let mut count = 0;
         while i < bytes.len() {
             let (c, len) = char_at(text, i);
-            if !is_alphanumeric(c) {
+            if !super::scan::is_alnum(c) {
                 break;
             }
-            letters_only &= is_alphabetic(c);
+            letters_only &= super::scan::is_letter(c);
             count += 1;
             i += len;
         }
@@ -135,29 +135,21 @@ fn char_at(text: &str, i: usize) -> (char, usize) {
     }
 }
 
-fn is_alphanumeric(c: char) -> bool {
-    if c.is_ascii() {
-        c.is_ascii_alphanumeric()
-    } else {
-        c.is_alphanumeric()
-    }
-}
-
-fn is_alphabetic(c: char) -> bool {
-    if c.is_ascii() {
-        c.is_ascii_alphabetic()
-    } else {
-        c.is_alphabetic()
-    }
-}
-
 fn repeats(first: &str, second: &str, allowed: &[&str]) -> bool {
     fn lower(s: &str) -> impl Iterator<Item = char> + '_ {
         s.chars().flat_map(char::to_lowercase)
     }
-    // Almost every pair of neighbouring words gets here; this comparison stops at the
-    // first differing letter and allocates nothing.
-    if !lower(first).eq(lower(second)) {
+    // Almost every pair of neighbouring words gets here. Two ASCII words are compared
+    // bytewise; anything else stops at the first differing letter and allocates nothing.
+    let initial = |s: &str| s.chars().next().map(|c| c.to_lowercase().next());
+    if first.as_bytes()[0] != second.as_bytes()[0] && initial(first) != initial(second) {
+        return false;
+    }
+    if first.is_ascii() && second.is_ascii() {
+        if !first.eq_ignore_ascii_case(second) {
+            return false;
+        }
+    } else if !lower(first).eq(lower(second)) {
         return false;
     }
     let word: String = lower(first).collect();

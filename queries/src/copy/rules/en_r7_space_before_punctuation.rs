@@ -104,7 +104,7 @@ pub(super) fn for_each_space_before(text: &str, mut f: impl FnMut(Range<usize>, 
         let Some(word_end) = prev_char(text, first_space) else {
             continue;
         };
-        if !(word_end.is_alphanumeric() || closes(word_end)) {
+        if !(super::scan::is_alnum(word_end) || closes(word_end)) {
             continue;
         }
         let after = next_char(text, p + 1);
