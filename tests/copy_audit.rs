@@ -414,6 +414,20 @@ fn segment_prints_the_handoff_and_refuses_paths_outside_the_root() {
     );
     assert!(!prompt.contains("{{"), "every placeholder filled");
     assert!(h["outputSchema"]["shape"]["spans"].is_array());
+    assert_eq!(
+        h["surfaceProfile"], "presenter",
+        "paths.surface_profile passed through"
+    );
+    let guide = tree
+        .copy_audit()
+        .args(["segment", "content/guide/setup.en.md", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        json(&guide.stdout)["localeHint"],
+        "en",
+        "paths.locale passed through"
+    );
 
     let outside = tree.copy_audit().args(["segment", "../"]).output().unwrap();
     assert_eq!(outside.status.code(), Some(2));

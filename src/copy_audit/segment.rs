@@ -26,6 +26,16 @@ struct Handoff {
     relative_path: String,
     declared_profiles: Vec<String>,
     prompt_version: u32,
+    /// `paths.surface_profile` for this file: passed through for the agent, no rule effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    surface_profile: Option<String>,
+    /// `paths.locale` for this file: the project's own hint about its language.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locale_hint: Option<String>,
+    /// Layer 2 material from the config (`rules.style_guide`, `voice_doctrine`, `output`, …)
+    /// as written, for the agent's judgment passes; never interpreted here.
+    #[serde(skip_serializing_if = "serde_json::Value::is_null")]
+    layer2: serde_json::Value,
     output_schema: OutputSchema,
     next_step: String,
     prompt: String,
@@ -48,11 +58,17 @@ pub fn run(ws: &Workspace, path: &Path, format: OutputFormat) -> Result<Outcome,
         ))
     })?;
     let profiles = ws.config.declared_profiles.clone();
+    let matcher = ws
+        .config
+        .matcher(None)
+        .map_err(|e| Failure::new(e.to_string()))?;
     let file_path = abs.to_string_lossy().into_owned();
     let prompt = template()?
         .replace("{{filePath}}", &rel)
         .replace("{{declaredProfiles}}", &profiles.join(", "))
         .replace("{{fileBytes}}", &text);
+    let surface_profile = matcher.surface_profile_for(&rel).map(str::to_string);
+    let locale_hint = matcher.locale_for(&rel).map(str::to_string);
     let handoff = Handoff {
         next_step: format!(
             "copy-audit lockfile add {} --spans - --config {}",
@@ -63,6 +79,9 @@ pub fn run(ws: &Workspace, path: &Path, format: OutputFormat) -> Result<Outcome,
         relative_path: rel,
         declared_profiles: profiles,
         prompt_version: CURRENT_PROMPT_VERSION,
+        surface_profile,
+        locale_hint,
+        layer2: ws.config.layer2.clone(),
         output_schema: OutputSchema {
             reference: "docs/lockfile.md",
             shape: serde_json::json!({
