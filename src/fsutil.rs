@@ -16,6 +16,12 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
+    write_atomic(path, bytes).map(|()| true)
+}
+
+/// Replaces `path` with `bytes` through a synced temporary file in the same directory and
+/// a rename, keeping the target's permissions.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -36,7 +42,7 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     if result.is_err() {
         let _ = fs::remove_file(&tmp.path);
     }
-    result.map(|()| true)
+    result
 }
 
 struct TempFile {

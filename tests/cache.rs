@@ -24,10 +24,7 @@ fn cold_warm_and_uncached_runs_print_the_same_bytes() {
     for format in ["json", "human", "github"] {
         let args = ["--format", format];
         let cold = run(&tree, &args);
-        assert!(
-            tree.path(".lockgraph/findings.v1").exists(),
-            "cache written"
-        );
+        assert!(!shards(&tree).is_empty(), "cache written");
         assert!(
             tree.path(".lockgraph/stat-index.v1").exists(),
             "stat index written"
@@ -89,7 +86,8 @@ fn corrupt_truncated_and_foreign_caches_are_moved_aside_and_rebuilt() {
     let tree = Tree::copy_of("copy");
     let expected = run(&tree, &["--json", "--no-cache"]);
     run(&tree, &["--json"]);
-    let findings = tree.path(".lockgraph/findings.v1");
+    let findings = shards(&tree)[0].clone();
+    let name = findings.file_name().unwrap().to_string_lossy().into_owned();
     let good = fs::read(&findings).unwrap();
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         (
@@ -120,11 +118,8 @@ fn corrupt_truncated_and_foreign_caches_are_moved_aside_and_rebuilt() {
             1,
             "{what}: one line"
         );
-        assert_eq!(
-            fs::read(tree.path(".lockgraph/findings.v1.bad")).unwrap(),
-            bytes,
-            "{what}"
-        );
+        let aside = tree.path(&format!(".lockgraph/findings/{name}.bad"));
+        assert_eq!(fs::read(aside).unwrap(), bytes, "{what}");
         // Rebuilt: the next run is quiet and identical.
         let (code, stdout, stderr) = run(&tree, &["--json"]);
         assert_eq!((code, stdout), (expected.0, expected.1.clone()), "{what}");
@@ -143,6 +138,35 @@ fn postcard_string(s: &str) -> Vec<u8> {
 fn no_cache_writes_nothing() {
     let tree = Tree::copy_of("copy");
     run(&tree, &["--json", "--no-cache"]);
-    assert!(!tree.path(".lockgraph/findings.v1").exists());
+    assert!(shards(&tree).is_empty());
     assert!(!tree.path(".lockgraph/stat-index.v1").exists());
+}
+
+#[test]
+fn identical_files_share_one_cached_report() {
+    let tree = Tree::copy_of("copy");
+    let text = tree.read(UVOD);
+    tree.write("content/talks/kopie.md", &text);
+    tree.write("content/talks/kopie2.md", &text);
+    let cold = run(&tree, &["--json"]);
+    let warm = run(&tree, &["--json"]);
+    assert_eq!(cold, warm);
+    assert_eq!(warm, run(&tree, &["--json", "--no-cache"]));
+    assert_eq!(
+        warm.1.matches("content/talks/kopie2.md").count(),
+        warm.1.matches("content/talks/kopie.md").count()
+    );
+}
+
+/// The findings cache's shard files.
+fn shards(tree: &Tree) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<_> = fs::read_dir(tree.path(".lockgraph/findings"))
+        .map(|d| {
+            d.map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "v1"))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
 }

@@ -151,8 +151,21 @@ fn findings_key(
     h.update(hash.0);
     match lock.files.get(path) {
         Some(entry) if state.has_usable_spans() => {
+            // What the filter reads of each span; notes and path hints do not count.
             h.update(b"spans");
-            h.update(format!("{:?}", entry.spans).as_bytes());
+            for span in &entry.spans {
+                for n in [
+                    span.start_line,
+                    span.start_column,
+                    span.end_line,
+                    span.end_column,
+                ] {
+                    h.update(n.to_le_bytes());
+                }
+                h.update(span.language.as_bytes());
+                h.update([0]);
+                h.update(span.kind.as_str().as_bytes());
+            }
         }
         _ => h.update(b"no spans"),
     }

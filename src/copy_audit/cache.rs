@@ -6,29 +6,35 @@
 //!   same clock tick, so it is not trusted.
 //! - The **findings cache** maps everything a file's findings depend on — content hash,
 //!   format, the spans that apply, the effective rules and settings, the engine version —
-//!   to the findings, so an unchanged file is not audited again.
+//!   to the findings, so an unchanged file is not audited again. It is split into 256
+//!   shards by the key's first byte, each loaded on first use and rewritten only when this
+//!   run added to it: an edit of one file rewrites one shard, not every finding.
 //!
 //! Both are pure accelerators: results with and without them are byte-identical. A file
 //! that is corrupt, truncated or from another version is moved aside with a one-line
-//! warning and rebuilt; writes replace the file atomically, so concurrent runs cannot
-//! corrupt it (the last writer wins).
+//! warning and rebuilt; writes replace files atomically, so concurrent runs cannot
+//! corrupt them (the last writer wins).
 
-use crate::fsutil::write_if_changed;
+use crate::fsutil::write_atomic;
 use lockgraph_queries::copy::engine::{FileError, Finding};
 use lockgraph_queries::hash::ContentHash;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::UNIX_EPOCH;
 
-/// Bumped whenever the engine's output for the same inputs may change: part of every key
-/// and of the file headers.
-pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache1");
+/// Bumped whenever the engine's output for the same inputs may change, or the keys are
+/// derived differently: part of every key and of the file headers.
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache3");
 
 const STAT_FILE: &str = "stat-index.v1";
-const FINDINGS_FILE: &str = "findings.v1";
+const FINDINGS_DIR: &str = "findings";
+const SHARDS: usize = 256;
 const MAGIC: &[u8; 4] = b"LGC1";
+
+type Key = [u8; 32];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stat {
@@ -71,9 +77,9 @@ pub struct CachedReport {
 }
 
 #[derive(Serialize, Deserialize)]
-struct FindingsFile {
+struct Shard {
     engine: String,
-    entries: Vec<([u8; 32], CachedReport)>,
+    entries: Vec<(Key, CachedReport)>,
 }
 
 pub struct Caches {
@@ -82,11 +88,16 @@ pub struct Caches {
     stat_written_ns: i128,
     stats: HashMap<String, (Stat, ContentHash)>,
     new_stats: Vec<(String, Stat, [u8; 32])>,
-    findings: HashMap<[u8; 32], CachedReport>,
+    /// Loaded on first use, from any worker thread.
+    shards: Vec<OnceLock<HashMap<Key, CachedReport>>>,
     /// Keys of cached reports this run served.
-    used: HashSet<[u8; 32]>,
+    used: HashSet<Key>,
     /// Reports this run computed.
-    fresh: HashMap<[u8; 32], CachedReport>,
+    fresh: HashMap<Key, CachedReport>,
+}
+
+fn shard_of(key: &Key) -> usize {
+    key[0] as usize
 }
 
 impl Caches {
@@ -98,7 +109,7 @@ impl Caches {
             stat_written_ns: 0,
             stats: HashMap::new(),
             new_stats: Vec::new(),
-            findings: HashMap::new(),
+            shards: (0..SHARDS).map(|_| OnceLock::new()).collect(),
             used: HashSet::new(),
             fresh: HashMap::new(),
         };
@@ -110,10 +121,19 @@ impl Caches {
                 .map(|(p, s, h)| (p, (s, ContentHash(h))))
                 .collect();
         }
-        if let Some((file, _)) = caches.load::<FindingsFile>(FINDINGS_FILE) {
-            caches.findings = file.entries.into_iter().collect();
-        }
         caches
+    }
+
+    fn shard_name(i: usize) -> String {
+        format!("{FINDINGS_DIR}/{i:02x}.v1")
+    }
+
+    fn shard(&self, i: usize) -> &HashMap<Key, CachedReport> {
+        self.shards[i].get_or_init(|| {
+            self.load::<Shard>(&Self::shard_name(i))
+                .map(|(s, _)| s.entries.into_iter().collect())
+                .unwrap_or_default()
+        })
     }
 
     /// Reads one cache file; anything unreadable is moved aside with a warning.
@@ -154,29 +174,35 @@ impl Caches {
         self.new_stats.push((path.to_string(), stat, hash.0));
     }
 
-    pub fn findings(&self, key: &[u8; 32]) -> Option<&CachedReport> {
-        self.findings.get(key)
+    /// A cached report (safe to call from several threads).
+    pub fn findings(&self, key: &Key) -> Option<&CachedReport> {
+        self.shard(shard_of(key)).get(key)
     }
 
     /// Records a freshly computed report.
-    pub fn store_findings(&mut self, key: [u8; 32], report: CachedReport) {
+    pub fn store_findings(&mut self, key: Key, report: CachedReport) {
         self.fresh.insert(key, report);
     }
 
     /// Marks a cached report as used by this run, so it survives the next save.
-    pub fn keep_findings(&mut self, key: [u8; 32]) {
+    pub fn keep_findings(&mut self, key: Key) {
         self.used.insert(key);
     }
 
-    /// Writes both caches — unless this run learnt nothing new, the common warm case,
-    /// which then costs no write at all. Cached reports this run did not use are kept
-    /// while the file stays within a few times the size of what it used, so auditing a
-    /// subset does not evict the rest, yet the cache cannot grow without bound.
+    /// Whether this run learnt anything worth writing.
+    pub fn needs_save(&self) -> bool {
+        !self.new_stats.is_empty() || !self.fresh.is_empty()
+    }
+
+    /// Writes what changed: the stat index if any file was read, and each findings shard
+    /// this run added to. A rewritten shard keeps the reports this run used, and older
+    /// ones while it stays within twice that size, so auditing a subset of the tree does
+    /// not evict the rest, yet a shard cannot grow without bound.
     pub fn save(mut self) {
-        if self.new_stats.is_empty() && self.fresh.is_empty() {
+        if !self.needs_save() {
             return;
         }
-        if let Err(e) = fs::create_dir_all(&self.dir) {
+        if let Err(e) = fs::create_dir_all(self.dir.join(FINDINGS_DIR)) {
             eprintln!("warning: .lockgraph: {e}; caches not saved");
             return;
         }
@@ -203,41 +229,51 @@ impl Caches {
                 },
             );
         }
-        let budget = 3 * (self.used.len() + self.fresh.len()) + 1000;
-        let mut all = std::mem::take(&mut self.fresh);
-        let mut old = std::mem::take(&mut self.findings);
-        for k in &self.used {
-            if let Some(v) = old.remove(k) {
-                all.insert(*k, v);
-            }
+        let mut fresh_by_shard: Vec<Vec<(Key, CachedReport)>> = vec![Vec::new(); SHARDS];
+        for (k, v) in std::mem::take(&mut self.fresh) {
+            fresh_by_shard[shard_of(&k)].push((k, v));
         }
-        for (k, v) in old {
-            if all.len() >= budget {
-                break;
+        for (i, fresh) in fresh_by_shard.into_iter().enumerate() {
+            if fresh.is_empty() {
+                continue;
             }
-            all.entry(k).or_insert(v);
+            let old = self.shard(i);
+            let used: Vec<&Key> = self.used.iter().filter(|k| shard_of(k) == i).collect();
+            let budget = 2 * (fresh.len() + used.len()) + 16;
+            let mut all: HashMap<Key, CachedReport> = fresh.into_iter().collect();
+            for k in used {
+                if let Some(v) = old.get(k) {
+                    all.entry(*k).or_insert_with(|| v.clone());
+                }
+            }
+            for (k, v) in old {
+                if all.len() >= budget {
+                    break;
+                }
+                all.entry(*k).or_insert_with(|| v.clone());
+            }
+            let mut entries: Vec<_> = all.into_iter().collect();
+            entries.sort_by_key(|e| e.0);
+            self.write(
+                &Self::shard_name(i),
+                &Shard {
+                    engine: ENGINE_VERSION.into(),
+                    entries,
+                },
+            );
         }
-        let mut entries: Vec<_> = all.into_iter().collect();
-        entries.sort_by_key(|e| e.0);
-        self.write(
-            FINDINGS_FILE,
-            &FindingsFile {
-                engine: ENGINE_VERSION.into(),
-                entries,
-            },
-        );
     }
 
     fn write<T: Serialize>(&self, name: &str, value: &T) {
-        let mut bytes = MAGIC.to_vec();
-        match postcard::to_extend(value, bytes) {
-            Ok(b) => bytes = b,
+        let bytes = match postcard::to_extend(value, MAGIC.to_vec()) {
+            Ok(b) => b,
             Err(e) => {
                 eprintln!("warning: .lockgraph/{name}: {e}; not saved");
                 return;
             }
-        }
-        if let Err(e) = write_if_changed(&self.dir.join(name), &bytes) {
+        };
+        // A cache is rewritten only when it changed, so comparing first would only cost.
+        if let Err(e) = write_atomic(&self.dir.join(name), &bytes) {
             eprintln!("warning: .lockgraph/{name}: {e}; not saved");
         }
     }
@@ -253,7 +289,7 @@ impl HasEngine for StatFile {
     }
 }
 
-impl HasEngine for FindingsFile {
+impl HasEngine for Shard {
     fn engine(&self) -> &str {
         &self.engine
     }
