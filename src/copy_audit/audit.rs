@@ -19,7 +19,7 @@ use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
 use salsa::Durability;
 use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::sync::Arc;
 
@@ -249,11 +249,12 @@ pub fn audit(
                     let entry = lock.files.get(path);
                     let state = engine::state_of(entry, scanned.hash, setup.prompt_outdated);
                     let key = findings_key(path, &scanned.hash, state, lock, &settings_key);
-                    if let Some(hit) = shared.and_then(|c| c.findings(&key)) {
+                    if shared.is_some_and(|c| c.findings(&key).is_some()) {
+                        // Moved out of the cache after the parallel pass, not cloned here.
                         let report = FileReport {
                             state,
-                            findings: hit.findings.clone(),
-                            error: hit.error.clone(),
+                            findings: Vec::new(),
+                            error: None,
                         };
                         return Ok(Outcome1 {
                             scanned,
@@ -291,10 +292,15 @@ pub fn audit(
         .into_iter()
         .flatten()
         .collect();
+    let mut outcomes = outcomes;
     if let Some(c) = caches.as_mut() {
-        for (path, o) in paths.iter().zip(&outcomes) {
+        // Files with equal keys (identical content and spans) share one cached report: the
+        // first takes it out of the cache, the others copy it from the first.
+        let mut owner: HashMap<[u8; 32], usize> = HashMap::new();
+        for i in 0..outcomes.len() {
+            let o = &outcomes[i];
             if o.scanned.bytes.is_some() {
-                c.record_stat(path, o.scanned.stat, o.scanned.hash);
+                c.record_stat(&paths[i], o.scanned.stat, o.scanned.hash);
             }
             if o.computed {
                 let cached = CachedReport {
@@ -302,13 +308,33 @@ pub fn audit(
                     error: o.report.error.clone(),
                 };
                 c.store_findings(o.key, cached);
-            } else {
-                c.keep_findings(o.key);
+                continue;
             }
+            let key = o.key;
+            let (findings, error) = match c.take_findings(&key) {
+                Some(cached) => {
+                    owner.insert(key, i);
+                    (cached.findings, cached.error)
+                }
+                None => {
+                    let first = &outcomes[owner[&key]].report;
+                    (first.findings.clone(), first.error.clone())
+                }
+            };
+            outcomes[i].report.findings = findings;
+            outcomes[i].report.error = error;
         }
     }
-    if let Some(c) = caches {
-        c.save();
+    if let Some(c) = caches.filter(Caches::needs_save) {
+        // Only when this run learnt something; a rewritten shard gets the reports this
+        // run took out of it back.
+        let by_key: HashMap<[u8; 32], &Outcome1> = outcomes.iter().map(|o| (o.key, o)).collect();
+        c.save(|key| {
+            by_key.get(key).map(|o| CachedReport {
+                findings: o.report.findings.clone(),
+                error: o.report.error.clone(),
+            })
+        });
     }
     let files = paths
         .iter()
@@ -443,7 +469,7 @@ fn list_unsegmented(
         }
     }
     if let Some(c) = caches {
-        c.save();
+        c.save(|_| None);
     }
     let out = UnsegmentedReport {
         total_files: paths.len(),

@@ -184,9 +184,13 @@ impl Caches {
         self.fresh.insert(key, report);
     }
 
-    /// Marks a cached report as used by this run, so it survives the next save.
-    pub fn keep_findings(&mut self, key: Key) {
-        self.used.insert(key);
+    /// Moves a cached report out of the cache (the run owns it from here) and marks it
+    /// used, so a rewrite of its shard asks for it back. `None` if an earlier file with
+    /// the same key (identical content and spans) already took it.
+    pub fn take_findings(&mut self, key: &Key) -> Option<CachedReport> {
+        let report = self.shards[shard_of(key)].get_mut()?.remove(key)?;
+        self.used.insert(*key);
+        Some(report)
     }
 
     /// Whether this run learnt anything worth writing.
@@ -195,10 +199,11 @@ impl Caches {
     }
 
     /// Writes what changed: the stat index if any file was read, and each findings shard
-    /// this run added to. A rewritten shard keeps the reports this run used, and older
-    /// ones while it stays within twice that size, so auditing a subset of the tree does
-    /// not evict the rest, yet a shard cannot grow without bound.
-    pub fn save(mut self) {
+    /// this run added to. A rewritten shard keeps the reports this run used (`served`
+    /// gives back the ones taken out), and older ones while it stays within twice that
+    /// size, so auditing a subset of the tree does not evict the rest, yet a shard cannot
+    /// grow without bound.
+    pub fn save(mut self, served: impl Fn(&Key) -> Option<CachedReport>) {
         if !self.needs_save() {
             return;
         }
@@ -242,8 +247,8 @@ impl Caches {
             let budget = 2 * (fresh.len() + used.len()) + 16;
             let mut all: HashMap<Key, CachedReport> = fresh.into_iter().collect();
             for k in used {
-                if let Some(v) = old.get(k) {
-                    all.entry(*k).or_insert_with(|| v.clone());
+                if let Some(v) = served(k) {
+                    all.entry(*k).or_insert(v);
                 }
             }
             for (k, v) in old {
