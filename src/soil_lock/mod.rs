@@ -47,6 +47,9 @@ pub fn main() -> ExitCode {
 /// `Ok(true)`: clean; `Ok(false)`: violations or a failed gate.
 fn run(cli: Cli) -> Result<bool, Failure> {
     let mut root = Root::open(cli.root.as_deref())?;
+    if !matches!(cli.command, Command::Watch) {
+        warm(&root, cli.quiet);
+    }
     match cli.command {
         Command::Status { json, defs } => status(&root, json, &defs),
         Command::Check {
@@ -114,6 +117,22 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             Ok(true)
         }
     }
+}
+
+/// Computes every definition's flags and ladder up front, in parallel (each rayon worker
+/// with its own database clone) and with a progress bar on long runs; the commands then
+/// read memoised results. Per-definition queries never depend on one another's results
+/// beyond the cut-off points, so the order is free.
+fn warm(root: &Root, quiet: bool) {
+    use rayon::prelude::*;
+    let progress = crate::progress::Progress::new(root.defs.len(), "checking", quiet);
+    root.defs
+        .par_iter()
+        .for_each_with(root.db.clone(), |db, &def| {
+            engine::flags(db, def);
+            engine::ladder(db, def);
+            progress.inc();
+        });
 }
 
 /// Stops with exit 2 when any spec or sidecar cannot be read, naming each one.
