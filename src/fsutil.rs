@@ -96,6 +96,41 @@ impl DirLock {
     }
 }
 
+/// Directories that never hold anything either tool reads: VCS data, dependencies, build
+/// output, and lockgraph's own caches.
+pub const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    "node_modules",
+    ".next",
+    "dist",
+    "build",
+    ".turbo",
+    ".cache",
+    "coverage",
+    "__pycache__",
+    "target",
+    ".lockgraph",
+];
+
+/// The walker both tools use: hidden files included, symlinks not followed, the skipped
+/// directories never entered; `.gitignore` honoured (inside a git repository) if asked.
+pub fn walker(root: &Path, git_ignore: bool) -> ignore::Walk {
+    ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(git_ignore)
+        .git_global(false)
+        .git_exclude(git_ignore)
+        .ignore(false)
+        .parents(false)
+        .follow_links(false)
+        .filter_entry(|e| {
+            !(e.file_type().is_some_and(|t| t.is_dir())
+                && e.depth() > 0
+                && SKIPPED_DIRS.iter().any(|d| e.file_name() == *d))
+        })
+        .build()
+}
+
 /// `path` relative to `root` with `/` separators — the form lockfiles and reports use — if
 /// it lies below `root` and is valid UTF-8.
 pub fn relative(root: &Path, path: &Path) -> Option<String> {

@@ -14,19 +14,7 @@ use clap::Parser;
 use cli::{Cli, Command, OutputFormat};
 use std::process::ExitCode;
 
-/// A run that cannot go on: usage, config, I/O or lockfile trouble (exit 2).
-#[derive(Debug)]
-pub struct Failure {
-    pub message: String,
-}
-
-impl Failure {
-    pub fn new(message: impl Into<String>) -> Self {
-        Failure {
-            message: message.into(),
-        }
-    }
-}
+pub use crate::Failure;
 
 /// What a finished command says about the tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

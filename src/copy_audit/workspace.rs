@@ -8,21 +8,6 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Directories that never hold prose worth auditing.
-const SKIPPED_DIRS: &[&str] = &[
-    ".git",
-    "node_modules",
-    ".next",
-    "dist",
-    "build",
-    ".turbo",
-    ".cache",
-    "coverage",
-    "__pycache__",
-    "target",
-    ".lockgraph",
-];
-
 pub struct Workspace {
     pub config: Config,
     /// The config's directory, canonicalised: every path is relative to it.
@@ -93,20 +78,7 @@ impl Workspace {
     /// Every file in scope, as sorted root-relative paths with `/` separators.
     pub fn files_in_scope(&self, matcher: &PathMatcher) -> Result<Vec<String>, Failure> {
         let mut out = Vec::new();
-        let walker = ignore::WalkBuilder::new(&self.root)
-            .hidden(false)
-            .git_ignore(true)
-            .git_global(false)
-            .git_exclude(true)
-            .ignore(false)
-            .parents(false)
-            .follow_links(false)
-            .filter_entry(|e| {
-                !(e.file_type().is_some_and(|t| t.is_dir())
-                    && e.depth() > 0
-                    && SKIPPED_DIRS.iter().any(|d| e.file_name() == *d))
-            })
-            .build();
+        let walker = crate::fsutil::walker(&self.root, true);
         for entry in walker {
             let entry = entry.map_err(|e| Failure::new(format!("walking the tree: {e}")))?;
             let Some(ft) = entry.file_type() else {

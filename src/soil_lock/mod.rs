@@ -18,19 +18,7 @@ use lockgraph_queries::soil::tr::FileKind;
 use root::Root;
 use std::process::ExitCode;
 
-/// A run that cannot go on: usage, I/O, or unreadable input (exit 2).
-#[derive(Debug)]
-pub struct Failure {
-    pub message: String,
-}
-
-impl Failure {
-    pub fn new(message: impl Into<String>) -> Self {
-        Failure {
-            message: message.into(),
-        }
-    }
-}
+pub use crate::Failure;
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();

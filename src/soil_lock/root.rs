@@ -161,25 +161,12 @@ fn executable(root: &Path, command: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", "target", ".lockgraph", "_build"];
-
 /// Every definition under the root: the union of `.tr` and `.lock` stems (a sidecar whose
 /// spec is gone is still a definition, so its staleness shows).
 pub fn load_definitions(dir: &Path, db: &Database) -> Result<Vec<Definition>, Failure> {
     let mut stems = BTreeSet::new();
     let mut soil = BTreeSet::new();
-    let walker = ignore::WalkBuilder::new(dir)
-        .hidden(false)
-        .git_ignore(false)
-        .ignore(false)
-        .parents(false)
-        .follow_links(false)
-        .filter_entry(|e| {
-            !(e.file_type().is_some_and(|t| t.is_dir())
-                && e.depth() > 0
-                && SKIPPED_DIRS.iter().any(|d| e.file_name() == *d))
-        })
-        .build();
+    let walker = crate::fsutil::walker(dir, false);
     for entry in walker {
         let entry = entry.map_err(|e| Failure::new(format!("walking {}: {e}", dir.display())))?;
         if !entry.file_type().is_some_and(|t| t.is_file()) {
