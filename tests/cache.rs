@@ -170,3 +170,45 @@ fn shards(tree: &Tree) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
+
+#[test]
+fn a_changed_lockfile_is_always_read_again() {
+    let tree = Tree::copy_of("copy");
+    let lock = ".copy-editor.lock.json";
+    let before = run(&tree, &["--json", "--require-reviewed"]);
+    assert!(tree.path(".lockgraph/lock-summary.v1").exists());
+    // Broken after the summary was written: the summary must not vouch for it.
+    let original = tree.read(lock);
+    tree.write(
+        lock,
+        &original.replacen("\"schemaVersion\": 1", "\"schemaVersion\": 2", 1),
+    );
+    let (code, _, stderr) = run(&tree, &["--json"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("schemaVersion 2"), "{stderr}");
+    // A review recorded through the CLI shows up in the next warm run.
+    tree.write(lock, &original);
+    tree.copy_audit()
+        .args([
+            "lockfile",
+            "mark-reviewed",
+            "content/agenda.json",
+            "--by",
+            "eva",
+        ])
+        .assert()
+        .success();
+    let after = run(&tree, &["--json", "--require-reviewed"]);
+    assert_ne!(before.1, after.1);
+    assert!(
+        !after
+            .1
+            .contains("\"unreviewed\": [\n      \"content/agenda.json\""),
+        "{}",
+        after.1
+    );
+    assert_eq!(
+        after,
+        run(&tree, &["--json", "--require-reviewed", "--no-cache"])
+    );
+}

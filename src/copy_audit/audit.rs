@@ -3,6 +3,7 @@
 
 use super::cache::{CachedReport, Caches, ENGINE_VERSION, Stat};
 use super::cli::{AuditArgs, OutputFormat};
+use super::lockview::LockView;
 use super::report::{self, AuditReport, ReviewStatus, Unsegmented, UnsegmentedReport};
 use super::workspace::Workspace;
 use super::{Failure, Outcome, fix};
@@ -12,7 +13,7 @@ use lockgraph_queries::copy::engine::{
     self, EntryState, FileReport, RuleTable, Settings, SourceFile,
 };
 use lockgraph_queries::copy::extract::Format;
-use lockgraph_queries::copy::lockfile::{self, Backend, Kind, Lockfile};
+use lockgraph_queries::copy::lockfile::Kind;
 use lockgraph_queries::copy::rules::{CustomRuleSpec, RuleSet, Severity};
 use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
@@ -81,14 +82,6 @@ pub fn rule_table(config: &Config) -> Result<RuleTable, Failure> {
     })
 }
 
-pub(super) fn prompt_outdated(lock: &Lockfile) -> bool {
-    lock.segmenter.backend == Backend::Agent
-        && lock
-            .segmenter
-            .prompt_version
-            .is_some_and(|v| v < lockfile::CURRENT_PROMPT_VERSION)
-}
-
 /// A file's stat and content hash, and its bytes if they had to be read for the hash.
 struct Scanned {
     stat: Stat,
@@ -141,7 +134,7 @@ fn findings_key(
     path: &str,
     hash: &ContentHash,
     state: EntryState,
-    lock: &Lockfile,
+    lock: &LockView,
     settings: &ContentHash,
 ) -> [u8; 32] {
     let mut h = Sha256::new();
@@ -149,23 +142,10 @@ fn findings_key(
     h.update(settings.0);
     h.update(Format::from_path(path).as_str().as_bytes());
     h.update(hash.0);
-    match lock.files.get(path) {
-        Some(entry) if state.has_usable_spans() => {
-            // What the filter reads of each span; notes and path hints do not count.
+    match lock.info(path) {
+        Some(info) if state.has_usable_spans() => {
             h.update(b"spans");
-            for span in &entry.spans {
-                for n in [
-                    span.start_line,
-                    span.start_column,
-                    span.end_line,
-                    span.end_column,
-                ] {
-                    h.update(n.to_le_bytes());
-                }
-                h.update(span.language.as_bytes());
-                h.update([0]);
-                h.update(span.kind.as_str().as_bytes());
-            }
+            h.update(info.spans);
         }
         _ => h.update(b"no spans"),
     }
@@ -213,9 +193,9 @@ struct Outcome1 {
 /// Audits every file in `paths`, from the caches where they vouch for the inputs.
 pub fn audit(
     ws: &Workspace,
-    lock: &Lockfile,
+    lock: &LockView,
     paths: &[String],
-    use_cache: bool,
+    mut caches: Option<Caches>,
     progress: &Progress,
 ) -> Result<Audit, Failure> {
     let setup = EngineSetup {
@@ -223,7 +203,7 @@ pub fn audit(
         default_language: ws.config.language.clone().unwrap_or_default(),
         unknown_language_default: ws.config.unknown_language_default,
         ignore_marker: ws.config.ignore_marker.clone(),
-        prompt_outdated: prompt_outdated(lock),
+        prompt_outdated: lock.prompt_outdated(),
     };
     let settings_key = ContentHash::of(
         format!(
@@ -235,7 +215,6 @@ pub fn audit(
         )
         .as_bytes(),
     );
-    let mut caches = use_cache.then(|| Caches::open(&ws.root));
     let shared = caches.as_ref();
     let outcomes: Vec<Outcome1> = paths
         .par_chunks(CHUNK)
@@ -246,8 +225,7 @@ pub fn audit(
                 .map(|path| {
                     progress.inc();
                     let mut scanned = scan_one(ws, path, shared)?;
-                    let entry = lock.files.get(path);
-                    let state = engine::state_of(entry, scanned.hash, setup.prompt_outdated);
+                    let state = lock.state(path, scanned.hash);
                     let key = findings_key(path, &scanned.hash, state, lock, &settings_key);
                     if shared.is_some_and(|c| c.findings(&key).is_some()) {
                         // Moved out of the cache after the parallel pass, not cloned here.
@@ -274,7 +252,7 @@ pub fn audit(
                         path.clone(),
                         Format::from_path(path),
                         bytes,
-                        entry.cloned(),
+                        lock.entry(path)?,
                     );
                     let report = engine::report(db, file).clone();
                     // The stat index records what was read; the bytes are not kept.
@@ -366,18 +344,18 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
         return super::watch::run(ws, matcher).map(|()| Outcome::Clean);
     }
     let paths = ws.files_in_scope(&matcher)?;
-    let lock = ws.read_lockfile()?;
-
-    if args.list_unsegmented {
-        return list_unsegmented(ws, &lock, &paths, format, !args.no_cache);
-    }
     if args.fix {
         fix::run(ws, &paths, args.fix_unsegmented, args.quiet)?;
     }
-    // After --fix the lockfile may have been re-anchored: read it again.
-    let lock = if args.fix { ws.read_lockfile()? } else { lock };
+    // After --fix the lockfile may have been re-anchored: it is read (or its summary
+    // checked against it) only now.
+    let mut caches = (!args.no_cache).then(|| Caches::open(&ws.root));
+    let lock = LockView::open(ws, caches.as_mut())?;
+    if args.list_unsegmented {
+        return list_unsegmented(ws, &lock, &paths, format, caches);
+    }
     let progress = Progress::new(paths.len(), "auditing", args.quiet);
-    let audit = audit(ws, &lock, &paths, !args.no_cache, &progress)?;
+    let audit = audit(ws, &lock, &paths, caches, &progress)?;
     drop(progress);
     if args.verbose {
         for f in &audit.files {
@@ -405,18 +383,14 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     )
 }
 
-fn review_status(lock: &Lockfile, audit: &Audit) -> ReviewStatus {
+fn review_status(lock: &LockView, audit: &Audit) -> ReviewStatus {
     let mut status = ReviewStatus::default();
     for f in &audit.files {
         match f.report.state {
             EntryState::Missing => status.unsegmented.push(f.path.clone()),
             EntryState::Stale => status.stale.push(f.path.clone()),
             EntryState::Fresh | EntryState::PromptOutdated => {
-                if lock
-                    .files
-                    .get(&f.path)
-                    .is_some_and(|e| e.reviewed_by.is_none())
-                {
+                if lock.info(&f.path).is_some_and(|i| !i.reviewed) {
                     status.unreviewed.push(f.path.clone());
                 }
             }
@@ -427,12 +401,11 @@ fn review_status(lock: &Lockfile, audit: &Audit) -> ReviewStatus {
 
 fn list_unsegmented(
     ws: &Workspace,
-    lock: &Lockfile,
+    lock: &LockView,
     paths: &[String],
     format: OutputFormat,
-    use_cache: bool,
+    mut caches: Option<Caches>,
 ) -> Result<Outcome, Failure> {
-    let mut caches = use_cache.then(|| Caches::open(&ws.root));
     let scanned: Vec<Scanned> = paths
         .par_iter()
         .map(|p| {
@@ -442,11 +415,9 @@ fn list_unsegmented(
             Ok(s)
         })
         .collect::<Result<_, Failure>>()?;
-    let outdated = prompt_outdated(lock);
     let mut unsegmented = Vec::new();
     for (path, s) in paths.iter().zip(&scanned) {
-        let entry = lock.files.get(path);
-        let state = engine::state_of(entry, s.hash, outdated);
+        let state = lock.state(path, s.hash);
         let reason = match state {
             EntryState::Fresh => continue,
             EntryState::Missing => "missing",
@@ -457,7 +428,10 @@ fn list_unsegmented(
         unsegmented.push(Unsegmented {
             path: path.clone(),
             reason,
-            expected_hash: entry.filter(|_| stale).map(|e| e.content_hash.clone()),
+            expected_hash: lock
+                .info(path)
+                .filter(|_| stale)
+                .map(|i| i.hash_text.clone()),
             actual_hash: stale.then(|| s.hash.to_string()),
         });
     }

@@ -30,6 +30,7 @@ use std::time::UNIX_EPOCH;
 pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache3");
 
 const STAT_FILE: &str = "stat-index.v1";
+const LOCK_SUMMARY_FILE: &str = "lock-summary.v1";
 const FINDINGS_DIR: &str = "findings";
 const SHARDS: usize = 256;
 const MAGIC: &[u8; 4] = b"LGC1";
@@ -68,6 +69,32 @@ struct StatFile {
     entries: Vec<(String, Stat, [u8; 32])>,
 }
 
+/// What an audit reads of one lockfile entry (see `lockview`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockInfo {
+    /// The recorded content hash, `None` if it is malformed.
+    pub hash: Option<[u8; 32]>,
+    /// The recorded hash as written, for reports.
+    pub hash_text: String,
+    pub reviewed: bool,
+    /// Fingerprint of what the span filter reads of the spans.
+    pub spans: [u8; 32],
+}
+
+/// The summary of a lockfile, valid while the lockfile's stat is unchanged.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LockSummary {
+    pub lock: Stat,
+    pub prompt_outdated: bool,
+    pub entries: Vec<(String, LockInfo)>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct LockSummaryFile {
+    engine: String,
+    summary: LockSummary,
+}
+
 /// The audit of one file as cached: everything `report` returns except the entry state,
 /// which the lockfile decides afresh each run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -94,6 +121,8 @@ pub struct Caches {
     used: HashSet<Key>,
     /// Reports this run computed.
     fresh: HashMap<Key, CachedReport>,
+    lock_summary: Option<(LockSummary, i128)>,
+    lock_summary_dirty: bool,
 }
 
 fn shard_of(key: &Key) -> usize {
@@ -112,7 +141,12 @@ impl Caches {
             shards: (0..SHARDS).map(|_| OnceLock::new()).collect(),
             used: HashSet::new(),
             fresh: HashMap::new(),
+            lock_summary: None,
+            lock_summary_dirty: false,
         };
+        if let Some((file, written)) = caches.load::<LockSummaryFile>(LOCK_SUMMARY_FILE) {
+            caches.lock_summary = Some((file.summary, written));
+        }
         if let Some((file, written)) = caches.load::<StatFile>(STAT_FILE) {
             caches.stat_written_ns = written;
             caches.stats = file
@@ -193,9 +227,21 @@ impl Caches {
         Some(report)
     }
 
+    /// The lockfile summary, if it was made from a lockfile with this stat and the
+    /// lockfile is not racily newer than the summary.
+    pub fn lock_summary(&self, lock: &Stat) -> Option<&LockSummary> {
+        let (s, written) = self.lock_summary.as_ref()?;
+        (s.lock == *lock && lock.mtime_ns < *written).then_some(s)
+    }
+
+    pub fn set_lock_summary(&mut self, summary: LockSummary) {
+        self.lock_summary = Some((summary, 0));
+        self.lock_summary_dirty = true;
+    }
+
     /// Whether this run learnt anything worth writing.
     pub fn needs_save(&self) -> bool {
-        !self.new_stats.is_empty() || !self.fresh.is_empty()
+        !self.new_stats.is_empty() || !self.fresh.is_empty() || self.lock_summary_dirty
     }
 
     /// Writes what changed: the stat index if any file was read, and each findings shard
@@ -214,6 +260,17 @@ impl Caches {
         let ignore = self.dir.join(".gitignore");
         if !ignore.exists() {
             let _ = fs::write(&ignore, "*\n");
+        }
+        if self.lock_summary_dirty
+            && let Some((summary, _)) = self.lock_summary.take()
+        {
+            self.write(
+                LOCK_SUMMARY_FILE,
+                &LockSummaryFile {
+                    engine: ENGINE_VERSION.into(),
+                    summary,
+                },
+            );
         }
         if !self.new_stats.is_empty() {
             let mut stats: HashMap<String, (Stat, [u8; 32])> = self
@@ -289,6 +346,12 @@ trait HasEngine {
 }
 
 impl HasEngine for StatFile {
+    fn engine(&self) -> &str {
+        &self.engine
+    }
+}
+
+impl HasEngine for LockSummaryFile {
     fn engine(&self) -> &str {
         &self.engine
     }

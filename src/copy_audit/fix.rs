@@ -7,6 +7,7 @@
 
 use super::Failure;
 use super::audit;
+use super::lockview::LockView;
 use super::workspace::Workspace;
 use crate::fsutil::{DirLock, write_if_changed};
 use crate::progress::Progress;
@@ -31,7 +32,8 @@ pub fn run(
         let mut lock = ws.read_lockfile()?;
         // Fixing needs the bytes of every file anyway: no caches.
         let progress = Progress::new(paths.len(), "fixing", quiet);
-        let audit = audit::audit(ws, &lock, paths, false, &progress)?;
+        let view = LockView::parsed(ws, lock.clone());
+        let audit = audit::audit(ws, &view, paths, None, &progress)?;
         drop(progress);
         let mut changed = false;
         let mut reanchored = false;

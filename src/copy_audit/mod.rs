@@ -5,6 +5,7 @@ mod cache;
 pub mod cli;
 mod fix;
 mod lockfile_cmd;
+mod lockview;
 mod report;
 mod segment;
 pub mod watch;

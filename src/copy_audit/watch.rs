@@ -7,7 +7,8 @@
 //! differ, which re-runs the span filter of those files and not their rules.
 
 use super::Failure;
-use super::audit::{prompt_outdated, rule_table};
+use super::audit::rule_table;
+use super::lockview::prompt_outdated;
 use super::workspace::Workspace;
 use crate::config::PathMatcher;
 use crate::fsutil::relative;

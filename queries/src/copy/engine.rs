@@ -152,12 +152,26 @@ pub fn entry_state(db: &dyn salsa::Database, file: SourceFile) -> EntryState {
 /// How an entry relates to bytes with hash `hash`: the one definition, shared by the query
 /// and by the shell when a cache spares it reading the file.
 pub fn state_of(entry: Option<&Entry>, hash: ContentHash, prompt_outdated: bool) -> EntryState {
-    let Some(entry) = entry else {
+    state_from(
+        entry.map(|e| (ContentHash::parse(&e.content_hash), e.reviewed_by.is_some())),
+        hash,
+        prompt_outdated,
+    )
+}
+
+/// [`state_of`] from what it reads of an entry: its recorded hash (`None` if malformed)
+/// and whether it is reviewed — all a summary of the lockfile needs to keep.
+pub fn state_from(
+    entry: Option<(Option<ContentHash>, bool)>,
+    hash: ContentHash,
+    prompt_outdated: bool,
+) -> EntryState {
+    let Some((recorded, reviewed)) = entry else {
         return EntryState::Missing;
     };
-    if ContentHash::parse(&entry.content_hash) != Some(hash) {
+    if recorded != Some(hash) {
         EntryState::Stale
-    } else if entry.reviewed_by.is_none() && prompt_outdated {
+    } else if !reviewed && prompt_outdated {
         EntryState::PromptOutdated
     } else {
         EntryState::Fresh

@@ -1,0 +1,141 @@
+//! The lockfile as an audit reads it.
+//!
+//! Deciding a file's entry state and its findings-cache key needs three things per entry:
+//! the recorded hash, whether it is reviewed, and a fingerprint of its spans. A lockfile
+//! of a large tree is over a hundred megabytes of JSON, so those three are kept in
+//! `.lockgraph/` as a summary keyed by the lockfile's stat (git's racy rule applies as for
+//! the stat index), and the lockfile itself is parsed only when an entry is needed in full
+//! — when a file must go through the engine — or when it changed. A changed lockfile is
+//! always parsed, so every invariant is checked before anything is trusted.
+
+use super::Failure;
+use super::cache::{Caches, LockInfo, LockSummary, Stat};
+use super::workspace::Workspace;
+use lockgraph_queries::copy::engine::{self, EntryState};
+use lockgraph_queries::copy::lockfile::{self, Backend, Entry, Lockfile};
+use lockgraph_queries::hash::ContentHash;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::fs;
+use std::sync::OnceLock;
+
+pub struct LockView<'a> {
+    ws: &'a Workspace,
+    summary: HashMap<String, LockInfo>,
+    prompt_outdated: bool,
+    full: OnceLock<Result<Lockfile, String>>,
+}
+
+/// What an entry's spans contribute to a findings key: what the filter reads of each span
+/// (not notes or path hints).
+pub fn spans_key(entry: &Entry) -> [u8; 32] {
+    let mut h = Sha256::new();
+    for span in &entry.spans {
+        for n in [
+            span.start_line,
+            span.start_column,
+            span.end_line,
+            span.end_column,
+        ] {
+            h.update(n.to_le_bytes());
+        }
+        h.update(span.language.as_bytes());
+        h.update([0]);
+        h.update(span.kind.as_str().as_bytes());
+    }
+    h.finalize().into()
+}
+
+pub fn prompt_outdated(lock: &Lockfile) -> bool {
+    lock.segmenter.backend == Backend::Agent
+        && lock
+            .segmenter
+            .prompt_version
+            .is_some_and(|v| v < lockfile::CURRENT_PROMPT_VERSION)
+}
+
+fn summarize(lock: &Lockfile) -> HashMap<String, LockInfo> {
+    lock.files
+        .iter()
+        .map(|(path, e)| {
+            let info = LockInfo {
+                hash: ContentHash::parse(&e.content_hash).map(|h| h.0),
+                hash_text: e.content_hash.clone(),
+                reviewed: e.reviewed_by.is_some(),
+                spans: spans_key(e),
+            };
+            (path.clone(), info)
+        })
+        .collect()
+}
+
+impl<'a> LockView<'a> {
+    /// From the summary in the caches when it vouches for the lockfile, else by parsing
+    /// (and refreshing the summary).
+    pub fn open(ws: &'a Workspace, caches: Option<&mut Caches>) -> Result<LockView<'a>, Failure> {
+        let stat = fs::metadata(&ws.lock_path).ok().map(|m| Stat::of(&m));
+        if let (Some(stat), Some(c)) = (stat, caches.as_deref())
+            && let Some(s) = c.lock_summary(&stat)
+        {
+            return Ok(LockView {
+                ws,
+                summary: s.entries.iter().cloned().collect(),
+                prompt_outdated: s.prompt_outdated,
+                full: OnceLock::new(),
+            });
+        }
+        let lock = ws.read_lockfile()?;
+        let view = LockView::parsed(ws, lock);
+        if let (Some(stat), Some(c)) = (stat, caches) {
+            c.set_lock_summary(LockSummary {
+                lock: stat,
+                prompt_outdated: view.prompt_outdated,
+                entries: view
+                    .summary
+                    .iter()
+                    .map(|(p, i)| (p.clone(), i.clone()))
+                    .collect(),
+            });
+        }
+        Ok(view)
+    }
+
+    /// From a lockfile already read.
+    pub fn parsed(ws: &'a Workspace, lock: Lockfile) -> LockView<'a> {
+        LockView {
+            ws,
+            summary: summarize(&lock),
+            prompt_outdated: prompt_outdated(&lock),
+            full: OnceLock::from(Ok(lock)),
+        }
+    }
+
+    pub fn prompt_outdated(&self) -> bool {
+        self.prompt_outdated
+    }
+
+    pub fn info(&self, path: &str) -> Option<&LockInfo> {
+        self.summary.get(path)
+    }
+
+    pub fn state(&self, path: &str, hash: ContentHash) -> EntryState {
+        let entry = self
+            .info(path)
+            .map(|i| (i.hash.map(ContentHash), i.reviewed));
+        engine::state_from(entry, hash, self.prompt_outdated)
+    }
+
+    /// The full entry, parsing the lockfile on first need (from any worker thread).
+    pub fn entry(&self, path: &str) -> Result<Option<Entry>, Failure> {
+        if self.info(path).is_none() {
+            return Ok(None);
+        }
+        let full = self
+            .full
+            .get_or_init(|| self.ws.read_lockfile().map_err(|f| f.message));
+        match full {
+            Ok(lock) => Ok(lock.files.get(path).cloned()),
+            Err(message) => Err(Failure::new(message.clone())),
+        }
+    }
+}
