@@ -227,11 +227,15 @@ impl Caches {
         Some(report)
     }
 
-    /// The lockfile summary, if it was made from a lockfile with this stat and the
+    /// Takes the lockfile summary, if it was made from a lockfile with this stat and the
     /// lockfile is not racily newer than the summary.
-    pub fn lock_summary(&self, lock: &Stat) -> Option<&LockSummary> {
+    pub fn take_lock_summary(&mut self, lock: &Stat) -> Option<LockSummary> {
         let (s, written) = self.lock_summary.as_ref()?;
-        (s.lock == *lock && lock.mtime_ns < *written).then_some(s)
+        if s.lock == *lock && lock.mtime_ns < *written {
+            self.lock_summary.take().map(|(s, _)| s)
+        } else {
+            None
+        }
     }
 
     pub fn set_lock_summary(&mut self, summary: LockSummary) {

@@ -74,12 +74,13 @@ impl<'a> LockView<'a> {
     /// (and refreshing the summary).
     pub fn open(ws: &'a Workspace, caches: Option<&mut Caches>) -> Result<LockView<'a>, Failure> {
         let stat = fs::metadata(&ws.lock_path).ok().map(|m| Stat::of(&m));
-        if let (Some(stat), Some(c)) = (stat, caches.as_deref())
-            && let Some(s) = c.lock_summary(&stat)
+        let mut caches = caches;
+        if let (Some(stat), Some(c)) = (stat, caches.as_deref_mut())
+            && let Some(s) = c.take_lock_summary(&stat)
         {
             return Ok(LockView {
                 ws,
-                summary: s.entries.iter().cloned().collect(),
+                summary: s.entries.into_iter().collect(),
                 prompt_outdated: s.prompt_outdated,
                 full: OnceLock::new(),
             });
