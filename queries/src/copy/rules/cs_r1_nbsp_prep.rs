@@ -112,14 +112,16 @@ pub(super) fn for_each_standalone(
         if !letters.contains(b) {
             continue;
         }
-        if !prev_char(text, i).is_none_or(opens) {
-            continue;
-        }
+        // The byte after decides almost every case (inside a word it is a letter), so it
+        // is checked before decoding the character before.
         let space_len = match &bytes[i + 1..] {
             [b' ' | b'\n', ..] => 1,
             [b'\r', b'\n', ..] => 2,
             _ => continue,
         };
+        if !prev_char(text, i).is_none_or(opens) {
+            continue;
+        }
         let space = i + 1..i + 1 + space_len;
         if next_char(text, space.end)
             .is_some_and(|c| super::scan::is_letter(c) || c.is_ascii_digit())
