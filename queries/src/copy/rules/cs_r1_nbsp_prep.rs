@@ -63,7 +63,7 @@ impl Rule for NbspPrep {
     }
 
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        for_each_standalone(&view.text, b"ksvzouKSVZOU", |letter, space| {
+        for_each_standalone(&view.text, &PREPOSITIONS, |letter, space| {
             let c = &view.text[letter..letter + 1];
             let message = if view.text[space.clone()].contains('\n') {
                 format!(
@@ -102,14 +102,32 @@ fn opens(c: char) -> bool {
 
 /// Calls `f(letter, space)` for every one of `letters` (ASCII) that stands alone and is
 /// followed by one breakable space (` `, `\n` or `\r\n`) and then a letter or digit.
+/// A set of bytes as a lookup table: these rules test every byte of every view, and a
+/// table lookup beats scanning a list of letters.
+pub(super) struct ByteSet([bool; 256]);
+
+impl ByteSet {
+    pub(super) const fn new(bytes: &[u8]) -> ByteSet {
+        let mut table = [false; 256];
+        let mut i = 0;
+        while i < bytes.len() {
+            table[bytes[i] as usize] = true;
+            i += 1;
+        }
+        ByteSet(table)
+    }
+}
+
+const PREPOSITIONS: ByteSet = ByteSet::new(b"ksvzouKSVZOU");
+
 pub(super) fn for_each_standalone(
     text: &str,
-    letters: &[u8],
+    letters: &ByteSet,
     mut f: impl FnMut(usize, Range<usize>),
 ) {
     let bytes = text.as_bytes();
-    for (i, b) in bytes.iter().enumerate() {
-        if !letters.contains(b) {
+    for (i, &b) in bytes.iter().enumerate() {
+        if !letters.0[b as usize] {
             continue;
         }
         // The byte after decides almost every case (inside a word it is a letter), so it

@@ -13,7 +13,9 @@
 //! article `a` and pronoun `I` look exactly like these conjunctions, and many Czech
 //! publishers only require the no-break space after prepositions.
 
-use super::cs_r1_nbsp_prep::{for_each_standalone, nbsp_hit};
+use super::cs_r1_nbsp_prep::{ByteSet, for_each_standalone, nbsp_hit};
+
+const CONJUNCTIONS: ByteSet = ByteSet::new(b"aiAI");
 use super::scan::MetaSource;
 use super::{Hit, Rule, RuleMeta, Severity};
 use crate::copy::view::View;
@@ -61,7 +63,7 @@ impl Rule for NbspConjunction {
     }
 
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        for_each_standalone(&view.text, b"aiAI", |letter, space| {
+        for_each_standalone(&view.text, &CONJUNCTIONS, |letter, space| {
             let c = &view.text[letter..letter + 1];
             out.push(nbsp_hit(
                 letter,
