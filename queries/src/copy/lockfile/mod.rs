@@ -332,8 +332,8 @@ impl fmt::Display for LockfileError {
         }
         f.write_str(&self.message)?;
         match (self.line, self.column) {
-            (Some(line), Some(column)) => write!(f, " (lockfile line {line}, column {column})"),
-            (Some(line), None) => write!(f, " (lockfile line {line})"),
+            (Some(line), Some(column)) => write!(f, " (line {line}, column {column})"),
+            (Some(line), None) => write!(f, " (line {line})"),
             _ => Ok(()),
         }
     }

@@ -186,7 +186,7 @@ fn syntax_errors_carry_the_lockfile_position() {
         shown.starts_with("entry \"workshop-content/agenda.json\", span 1: expected `,` or `}`"),
         "{shown}"
     );
-    assert!(shown.ends_with("(lockfile line 26, column 11)"), "{shown}");
+    assert!(shown.ends_with("(line 26, column 11)"), "{shown}");
 
     let err = parse_err("{\"schemaVersion\": 1,");
     assert_eq!(err.kind, LockfileErrorKind::Syntax);
