@@ -87,6 +87,8 @@ struct Scanned {
     stat: Stat,
     hash: ContentHash,
     bytes: Option<Vec<u8>>,
+    /// The hash was computed from the bytes this run (so the stat index learns it).
+    read: bool,
 }
 
 /// Stats a file, and reads and hashes it only if the stat index cannot vouch for it.
@@ -99,6 +101,7 @@ fn scan_one(ws: &Workspace, path: &str, caches: Option<&Caches>) -> Result<Scann
             stat,
             hash,
             bytes: None,
+            read: false,
         });
     }
     let bytes = fs::read(&abs).map_err(io)?;
@@ -106,6 +109,7 @@ fn scan_one(ws: &Workspace, path: &str, caches: Option<&Caches>) -> Result<Scann
         stat,
         hash: ContentHash::of(&bytes),
         bytes: Some(bytes),
+        read: true,
     })
 }
 
@@ -153,7 +157,7 @@ fn findings_key(
 }
 
 /// What the engine needs besides a file, shared by every worker.
-struct EngineSetup {
+pub(super) struct EngineSetup {
     table: RuleTable,
     default_language: String,
     unknown_language_default: bool,
@@ -162,8 +166,19 @@ struct EngineSetup {
 }
 
 impl EngineSetup {
-    fn database(&self) -> Database {
-        let db = Database::default();
+    pub(super) fn new(ws: &Workspace, prompt_outdated: bool) -> Result<EngineSetup, Failure> {
+        Ok(EngineSetup {
+            table: rule_table(&ws.config)?,
+            default_language: ws.config.language.clone().unwrap_or_default(),
+            unknown_language_default: ws.config.unknown_language_default,
+            ignore_marker: ws.config.ignore_marker.clone(),
+            prompt_outdated,
+        })
+    }
+
+    /// Creates the `Settings` singleton in `db` (HIGH durability: it never changes
+    /// within a run).
+    pub(super) fn install(&self, db: &Database) {
         let _settings = Settings::builder(
             self.table.clone(),
             self.default_language.clone(),
@@ -172,7 +187,12 @@ impl EngineSetup {
             self.prompt_outdated,
         )
         .durability(Durability::HIGH)
-        .new(&db);
+        .new(db);
+    }
+
+    fn database(&self) -> Database {
+        let db = Database::default();
+        self.install(&db);
         db
     }
 }
@@ -198,13 +218,7 @@ pub fn audit(
     mut caches: Option<Caches>,
     progress: &Progress,
 ) -> Result<Audit, Failure> {
-    let setup = EngineSetup {
-        table: rule_table(&ws.config)?,
-        default_language: ws.config.language.clone().unwrap_or_default(),
-        unknown_language_default: ws.config.unknown_language_default,
-        ignore_marker: ws.config.ignore_marker.clone(),
-        prompt_outdated: lock.prompt_outdated(),
-    };
+    let setup = EngineSetup::new(ws, lock.prompt_outdated())?;
     let settings_key = ContentHash::of(
         format!(
             "{}|{}|{}|{}",
@@ -255,8 +269,6 @@ pub fn audit(
                         lock.entry(path)?,
                     );
                     let report = engine::report(db, file).clone();
-                    // The stat index records what was read; the bytes are not kept.
-                    scanned.bytes = Some(Vec::new());
                     Ok(Outcome1 {
                         scanned,
                         key,
@@ -277,7 +289,7 @@ pub fn audit(
         let mut owner: HashMap<[u8; 32], usize> = HashMap::new();
         for i in 0..outcomes.len() {
             let o = &outcomes[i];
-            if o.scanned.bytes.is_some() {
+            if o.scanned.read {
                 c.record_stat(&paths[i], o.scanned.stat, o.scanned.hash);
             }
             if o.computed {
@@ -419,8 +431,7 @@ fn list_unsegmented(
         .par_iter()
         .map(|p| {
             let mut s = scan_one(ws, p, caches.as_ref())?;
-            // Only whether it was read matters from here on, not the bytes.
-            s.bytes = s.bytes.map(|_| Vec::new());
+            s.bytes = None; // only the hash matters here
             Ok(s)
         })
         .collect::<Result<_, Failure>>()?;
@@ -446,7 +457,7 @@ fn list_unsegmented(
     }
     if let Some(c) = caches.as_mut() {
         for (path, s) in paths.iter().zip(&scanned) {
-            if s.bytes.is_some() {
+            if s.read {
                 c.record_stat(path, s.stat, s.hash);
             }
         }

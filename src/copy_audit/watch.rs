@@ -7,18 +7,18 @@
 //! differ, which re-runs the span filter of those files and not their rules.
 
 use super::Failure;
-use super::audit::rule_table;
+use super::audit::EngineSetup;
 use super::lockview::prompt_outdated;
 use super::workspace::Workspace;
 use crate::config::PathMatcher;
 use crate::fsutil::relative;
-use lockgraph_queries::copy::engine::{self, FileReport, Finding, Settings, SourceFile};
+use lockgraph_queries::copy::engine::{self, FileReport, Finding, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::lockfile::Lockfile;
 use lockgraph_queries::db::{Database, ExecutionLog};
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
-use salsa::{Durability, Setter};
+use salsa::Setter;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -59,15 +59,7 @@ impl Session {
             (Database::default(), None)
         };
         let lock = ws.read_lockfile()?;
-        let _settings = Settings::builder(
-            rule_table(&ws.config)?,
-            ws.config.language.clone().unwrap_or_default(),
-            ws.config.unknown_language_default,
-            ws.config.ignore_marker.clone(),
-            prompt_outdated(&lock),
-        )
-        .durability(Durability::HIGH)
-        .new(&db);
+        EngineSetup::new(ws, prompt_outdated(&lock))?.install(&db);
         let mut session = Session {
             db,
             log,
