@@ -24,12 +24,18 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
-        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
+        LineIndex::of_bytes(text.as_bytes())
+    }
+
+    /// Line starts need only the `\n` bytes, so the index can be built before (or
+    /// without) validating the text as UTF-8.
+    pub fn of_bytes(bytes: &[u8]) -> Self {
+        let mut starts = Vec::with_capacity(bytes.len() / 40 + 1);
         starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
+        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
         LineIndex {
             starts,
-            len: text.len() as u32,
+            len: bytes.len() as u32,
         }
     }
 

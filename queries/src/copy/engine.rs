@@ -199,7 +199,7 @@ pub fn source_text(bytes: &[u8]) -> Result<&str, FileError> {
 
 #[salsa::tracked(returns(ref))]
 pub fn line_index(db: &dyn salsa::Database, file: SourceFile) -> LineIndex {
-    LineIndex::new(source_text(file.bytes(db)).unwrap_or_default())
+    LineIndex::of_bytes(file.bytes(db))
 }
 
 #[salsa::tracked(returns(ref))]
