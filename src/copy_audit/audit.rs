@@ -126,13 +126,6 @@ pub struct Audit {
     pub files: Vec<Audited>,
 }
 
-impl Audit {
-    /// A file's text for rendering (only files with findings are ever asked for).
-    pub fn text(&self, ws: &Workspace, path: &str) -> Option<String> {
-        fs::read_to_string(ws.root.join(path)).ok()
-    }
-}
-
 /// The key of a file's findings in the cache: everything they depend on.
 fn findings_key(
     path: &str,

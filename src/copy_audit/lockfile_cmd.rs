@@ -20,7 +20,7 @@ pub fn run(ws: &Workspace, cmd: LockfileCommand, format: OutputFormat) -> Result
         LockfileCommand::List => list(ws, format),
         LockfileCommand::Add { path, spans, force } => edit(ws, |ws, lock| {
             let rel = ws.lockfile_key(&path)?;
-            let text = read_text(ws, &rel)?;
+            let text = ws.read_text(&rel)?;
             let input = read_spans_input(&spans)?;
             let new_spans = lockfile::parse_spans(&input)
                 .map_err(|e| Failure::new(format!("{}: {e}", spans_name(&spans))))?;
@@ -51,7 +51,7 @@ pub fn run(ws: &Workspace, cmd: LockfileCommand, format: OutputFormat) -> Result
                 ));
             }
             let rel = ws.lockfile_key(&path)?;
-            let text = read_text(ws, &rel)?;
+            let text = ws.read_text(&rel)?;
             let entry = lock.files.get_mut(&rel).ok_or_else(|| {
                 Failure::new(format!(
                     "{rel}: no lockfile entry to review; segment it first (copy-audit segment {rel})"
@@ -101,16 +101,6 @@ fn edit(
     let unchanged = if wrote { "" } else { " (lockfile unchanged)" };
     eprintln!("{message}{unchanged}");
     Ok(Outcome::Clean)
-}
-
-fn read_text(ws: &Workspace, rel: &str) -> Result<String, Failure> {
-    let bytes = fs::read(ws.root.join(rel)).map_err(|e| Failure::new(format!("{rel}: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| {
-        Failure::new(format!(
-            "{rel}: invalid UTF-8 at byte {}",
-            e.utf8_error().valid_up_to()
-        ))
-    })
 }
 
 fn spans_name(arg: &str) -> &str {

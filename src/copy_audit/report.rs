@@ -213,7 +213,8 @@ fn print_human(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
         if report.findings.is_empty() {
             continue;
         }
-        let text = audit.text(ws, path).unwrap_or_default();
+        // Only files with findings are read again, and only for human output.
+        let text = ws.read_text(path).unwrap_or_default();
         let index = LineIndex::new(&text);
         for f in &report.findings {
             let _ = writeln!(out, "{}", render_finding(&renderer, path, &text, &index, f));

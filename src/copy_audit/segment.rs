@@ -10,7 +10,6 @@ use super::workspace::Workspace;
 use super::{Failure, Outcome};
 use lockgraph_queries::copy::lockfile::CURRENT_PROMPT_VERSION;
 use serde::Serialize;
-use std::fs;
 use std::path::Path;
 
 /// The prompt document; its fenced block under "## The literal prompt template" is the
@@ -50,13 +49,7 @@ struct OutputSchema {
 pub fn run(ws: &Workspace, path: &Path, format: OutputFormat) -> Result<Outcome, Failure> {
     let rel = ws.lockfile_key(path)?;
     let abs = ws.root.join(&rel);
-    let bytes = fs::read(&abs).map_err(|e| Failure::new(format!("{rel}: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Failure::new(format!(
-            "{rel}: invalid UTF-8 at byte {}; cannot be segmented",
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
+    let text = ws.read_text(&rel)?;
     let profiles = ws.config.declared_profiles.clone();
     let matcher = ws
         .config

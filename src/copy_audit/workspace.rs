@@ -106,6 +106,19 @@ impl Workspace {
         Ok(out)
     }
 
+    /// A root-relative file as text; an unreadable or non-UTF-8 file is a failure naming
+    /// it (and the byte where the UTF-8 breaks).
+    pub fn read_text(&self, rel: &str) -> Result<String, Failure> {
+        let bytes =
+            fs::read(self.root.join(rel)).map_err(|e| Failure::new(format!("{rel}: {e}")))?;
+        String::from_utf8(bytes).map_err(|e| {
+            Failure::new(format!(
+                "{rel}: invalid UTF-8 at byte {}",
+                e.utf8_error().valid_up_to()
+            ))
+        })
+    }
+
     /// The canonical path of `path` if it lies inside the root (following symlinks).
     pub fn resolve_inside(&self, path: &Path) -> Option<PathBuf> {
         let canonical = fs::canonicalize(path).ok()?;
