@@ -10,7 +10,7 @@ mod corpus;
 
 use corpus::Rng;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use lockgraph_queries::copy::engine::{self, EntryState, RuleTable, Settings, SourceFile};
+use lockgraph_queries::copy::engine::{self, EntryState, RuleTable, Settings, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::lockfile::{Entry, Kind, SpanIndex};
 use lockgraph_queries::copy::rules::RuleSet;
@@ -62,7 +62,7 @@ fn database(text: &str, entry: Option<&Entry>) -> (Database, SourceFile) {
         &db,
         PATH.to_string(),
         Format::from_path(PATH),
-        text.as_bytes().to_vec(),
+        Source::from(text),
         entry.cloned(),
     );
     (db, file)

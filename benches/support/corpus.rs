@@ -19,6 +19,7 @@ use lockgraph_queries::soil::sidecar::{
 use lockgraph_queries::soil::{spec_hash, tr};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// splitmix64: tiny, deterministic, good enough to shape a corpus.
 pub struct Rng(pub u64);
@@ -100,7 +101,17 @@ pub const EN: &[&str] = &[
     "in",
     "practice",
 ];
-/// Typography mistakes, sprinkled in rarely: an audited repository has few findings.
+/// How many words in 10,000 are typography mistakes. The default, 2%, is a harsh case
+/// (about 8 findings per Markdown file); an audited repository has far fewer, which
+/// `gen_corpus --mistakes` and `benches/scale.sh` model as well.
+static MISTAKES_PER_10K: AtomicUsize = AtomicUsize::new(200);
+
+/// Sets the mistake rate of everything generated afterwards, in words per 10,000.
+pub fn set_mistakes_per_10k(rate: usize) {
+    MISTAKES_PER_10K.store(rate, Ordering::Relaxed);
+}
+
+/// Typography mistakes, sprinkled in at the rate above.
 pub const MISTAKES: &[&str] = &[
     "50Kč", "1.dubna", "...", "-", "Monday", "don't", "10-20", "v domě",
 ];
@@ -114,7 +125,7 @@ pub fn sentence(rng: &mut Rng, words: &[&str], n: usize) -> String {
             // Czech one-letter words are followed by a no-break space, as audited text is.
             s.push(if glue { '\u{a0}' } else { ' ' });
         }
-        let mut word = if rng.chance(2) {
+        let mut word = if rng.below(10_000) < MISTAKES_PER_10K.load(Ordering::Relaxed) {
             rng.pick(MISTAKES)
         } else {
             rng.pick(words)

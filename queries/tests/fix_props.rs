@@ -1,7 +1,7 @@
 //! Property: applying every surviving fix, pass after pass, reaches a fixed point quickly —
 //! so `--fix` is idempotent — and never touches text outside the fixed ranges' lines.
 
-use lockgraph_queries::copy::engine::{self, RuleTable, Settings, SourceFile};
+use lockgraph_queries::copy::engine::{self, RuleTable, Settings, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::fix::apply;
 use lockgraph_queries::copy::rules::RuleSet;
@@ -72,7 +72,7 @@ fn fixed_point(lang: &str, format: Format, source: &str) -> (String, usize) {
         "copy-editor: ignore".into(),
         false,
     );
-    let file = SourceFile::new(db, "t".into(), format, source.as_bytes().to_vec(), None);
+    let file = SourceFile::new(db, "t".into(), format, Source::from(source), None);
     let mut current = source.to_string();
     for pass in 0..8 {
         let report = engine::report(db, file);
@@ -86,7 +86,7 @@ fn fixed_point(lang: &str, format: Format, source: &str) -> (String, usize) {
             return (current, pass);
         }
         current = next;
-        file.set_bytes(db).to(current.as_bytes().to_vec());
+        file.set_source(db).to(Source::from(current.as_str()));
     }
     panic!("no fixed point after 8 passes for {source:?}, last {current:?}");
 }

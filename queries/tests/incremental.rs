@@ -1,7 +1,7 @@
 //! Incrementality, proven by counting what salsa executes (rust-analyzer style): an edit
 //! re-runs the queries of the edited file and nothing else; identical bytes stop early.
 
-use lockgraph_queries::copy::engine::{self, RuleTable, Settings, SourceFile};
+use lockgraph_queries::copy::engine::{self, RuleTable, Settings, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::lockfile::{Entry, Field, Kind, Span};
 use lockgraph_queries::copy::rules::RuleSet;
@@ -35,7 +35,7 @@ fn setup(texts: &[(&str, &str)]) -> (Database, ExecutionLog, Vec<SourceFile>) {
                 &db,
                 path.to_string(),
                 Format::from_path(path),
-                text.as_bytes().to_vec(),
+                Source::from(*text),
                 None,
             )
         })
@@ -72,8 +72,8 @@ fn editing_one_file_reruns_only_that_files_queries() {
     log.take(&db);
 
     files[1]
-        .set_bytes(&mut db)
-        .to("# Nadpis\n\nStojí to 20%.\n".as_bytes().to_vec());
+        .set_source(&mut db)
+        .to(Source::from("# Nadpis\n\nStojí to 20%.\n"));
     assert_eq!(audit_all(&db, &files), vec![1, 1, 1]);
     let ran = log.take(&db);
     assert!(ran_for(&ran, files[0]).is_empty(), "a.md re-ran: {ran:?}");
@@ -96,7 +96,7 @@ fn identical_bytes_rerun_nothing_downstream() {
 
     // A setter always starts a new revision, even with equal bytes: the first queries that
     // read the bytes re-run, produce equal results, and everything after them is reused.
-    files[0].set_bytes(&mut db).to(A.as_bytes().to_vec());
+    files[0].set_source(&mut db).to(Source::from(A));
     audit_all(&db, &files);
     let ran = log.take(&db);
     let a = ran_for(&ran, files[0]);

@@ -10,7 +10,7 @@ use super::{Failure, Outcome, fix};
 use crate::config::Config;
 use crate::progress::Progress;
 use lockgraph_queries::copy::engine::{
-    self, EntryState, FileReport, RuleTable, Settings, SourceFile,
+    self, EntryState, FileReport, RuleTable, Settings, Source, SourceFile,
 };
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::lockfile::Kind;
@@ -258,7 +258,7 @@ pub fn audit(
                         db,
                         path.clone(),
                         Format::from_path(path),
-                        bytes,
+                        Source::new(bytes),
                         lock.entry(path)?,
                     );
                     let report = engine::report(db, file).clone();

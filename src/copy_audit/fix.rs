@@ -59,7 +59,8 @@ pub fn run(
                 eprintln!("warning: {path}: changed during the run; not fixed");
                 continue;
             }
-            let Ok(text) = engine::source_text(&bytes) else {
+            let source = engine::Source::new(bytes);
+            let Ok(text) = source.text() else {
                 continue;
             };
             let (fixed, keeps_coordinates) = apply(text, fixes);

@@ -12,7 +12,7 @@ use super::lockview::prompt_outdated;
 use super::workspace::Workspace;
 use crate::config::PathMatcher;
 use crate::fsutil::relative;
-use lockgraph_queries::copy::engine::{self, FileReport, Finding, SourceFile};
+use lockgraph_queries::copy::engine::{self, FileReport, Finding, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::lockfile::Lockfile;
 use lockgraph_queries::db::{Database, ExecutionLog};
@@ -92,7 +92,7 @@ impl Session {
             &self.db,
             path.clone(),
             Format::from_path(&path),
-            bytes,
+            Source::new(bytes),
             entry,
         );
         self.files.insert(path, Tracked { input, hash });
@@ -168,7 +168,7 @@ impl Session {
                     Some(t) => {
                         let input = t.input;
                         let hash = ContentHash::of(&bytes);
-                        input.set_bytes(&mut self.db).to(bytes);
+                        input.set_source(&mut self.db).to(Source::new(bytes));
                         self.files.get_mut(&rel).expect("tracked").hash = hash;
                         rerun.push(rel);
                     }

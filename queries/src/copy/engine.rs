@@ -15,6 +15,7 @@
 use crate::copy::extract::{self, Format};
 use crate::copy::lockfile::{Entry, Kind, SpanIndex};
 use crate::copy::rules::{Hit, RuleSet, Severity};
+pub use crate::copy::source::{FileError, Source};
 use crate::copy::view::View;
 use crate::hash::ContentHash;
 use crate::text::{LineCol, LineIndex};
@@ -22,8 +23,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::Arc;
 
-/// One file of the audited tree. The shell sets `bytes` only when they changed (a setter
-/// always starts a new revision) and `entry` when the lockfile entry changed.
+/// One file of the audited tree. The shell sets `source` only when the bytes changed (a
+/// setter always starts a new revision) and `entry` when the lockfile entry changed.
 #[salsa::input(debug)]
 pub struct SourceFile {
     /// Root-relative path with `/` separators, as in the lockfile.
@@ -32,7 +33,7 @@ pub struct SourceFile {
     #[returns(copy)]
     pub format: Format,
     #[returns(ref)]
-    pub bytes: Vec<u8>,
+    pub source: Source,
     #[returns(ref)]
     pub entry: Option<Entry>,
 }
@@ -95,13 +96,6 @@ impl EntryState {
     }
 }
 
-/// Why a file could not be audited. Reported per file; never stops the run.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub struct FileError {
-    pub line_col: Option<LineCol>,
-    pub message: String,
-}
-
 /// A finding placed in the source file. Serialisable so the shell can cache it across
 /// runs, keyed by everything it depends on.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -137,7 +131,7 @@ pub struct FileReport {
 
 #[salsa::tracked(returns(copy))]
 pub fn content_hash(db: &dyn salsa::Database, file: SourceFile) -> ContentHash {
-    ContentHash::of(file.bytes(db))
+    ContentHash::of(file.source(db).bytes())
 }
 
 #[salsa::tracked(returns(copy))]
@@ -178,33 +172,14 @@ pub fn state_from(
     }
 }
 
-/// The file as text, or why it is not text.
-pub fn source_text(bytes: &[u8]) -> Result<&str, FileError> {
-    if memchr::memchr(0, bytes).is_some() {
-        return Err(FileError {
-            line_col: None,
-            message: "binary file (contains a NUL byte); not audited".into(),
-        });
-    }
-    std::str::from_utf8(bytes).map_err(|e| {
-        let at = e.valid_up_to();
-        // The valid prefix is text, so its line index places the bad byte exactly.
-        let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
-        FileError {
-            line_col: Some(LineIndex::new(valid).line_col(valid, at)),
-            message: "invalid UTF-8; not audited".into(),
-        }
-    })
-}
-
 #[salsa::tracked(returns(ref))]
 pub fn line_index(db: &dyn salsa::Database, file: SourceFile) -> LineIndex {
-    LineIndex::of_bytes(file.bytes(db))
+    LineIndex::of_bytes(file.source(db).bytes())
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn views(db: &dyn salsa::Database, file: SourceFile) -> Result<Vec<View>, FileError> {
-    let text = source_text(file.bytes(db))?;
+    let text = file.source(db).text().map_err(Clone::clone)?;
     extract::extract(file.format(db), text).map_err(|e| FileError {
         line_col: Some(line_index(db, file).line_col(text, e.offset)),
         message: e.message,
@@ -296,7 +271,7 @@ pub fn span_index(
     if !entry_state(db, file).has_usable_spans() {
         return Ok(None);
     }
-    let (Ok(text), Some(entry)) = (source_text(file.bytes(db)), file.entry(db)) else {
+    let (Ok(text), Some(entry)) = (file.source(db).text(), file.entry(db)) else {
         return Ok(None);
     };
     SpanIndex::new(text, line_index(db, file), &entry.spans)
@@ -324,7 +299,10 @@ pub fn placed(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
     let Ok(views) = views(db, file) else {
         return Vec::new();
     };
-    let text = source_text(file.bytes(db)).expect("views succeeded, so the file is text");
+    let text = file
+        .source(db)
+        .text()
+        .expect("views succeeded, so the file is text");
     let index = line_index(db, file);
     let settings = Settings::get(db);
     let table = settings.rules(db);

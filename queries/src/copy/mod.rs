@@ -6,4 +6,5 @@ pub mod extract;
 pub mod fix;
 pub mod lockfile;
 pub mod rules;
+pub mod source;
 pub mod view;

@@ -10,7 +10,8 @@
 //! `blah blah`. Two copies that both start with a capital (`Bora Bora`, `Sing Sing`) are
 //! names, not slips.
 
-use super::scan::{MetaSource, NBSP};
+use super::repeat::for_each_repeat;
+use super::scan::MetaSource;
 use super::{Edit, Hit, Rule, RuleMeta, Severity};
 use crate::copy::view::View;
 use std::ops::Range;
@@ -73,89 +74,6 @@ pub(super) fn repeat_hit(text: &str, gap_start: usize, word: Range<usize>) -> Hi
         }),
         anchor: None,
     }
-}
-
-fn is_gap(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | NBSP)
-}
-
-/// Calls `f(gap_start, second)` for every word (at least `min_chars` letters) that
-/// repeats the word before it across a gap of spaces; `gap_start` is where the first copy
-/// ends. Words whose lowercase form is in `allowed` never fire.
-pub(super) fn for_each_repeat(
-    text: &str,
-    min_chars: usize,
-    allowed: &[&str],
-    mut f: impl FnMut(usize, Range<usize>),
-) {
-    // The previous word, if it was a candidate (letters only).
-    let mut prev: Option<Range<usize>> = None;
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let (c, len) = char_at(text, i);
-        if !super::scan::is_alnum(c) {
-            i += len;
-            continue;
-        }
-        let start = i;
-        let mut letters_only = true;
-        let mut count = 0;
-        while i < bytes.len() {
-            let (c, len) = char_at(text, i);
-            if !super::scan::is_alnum(c) {
-                break;
-            }
-            letters_only &= super::scan::is_letter(c);
-            count += 1;
-            i += len;
-        }
-        let word = start..i;
-        let candidate = letters_only && count >= min_chars;
-        if let Some(p) = prev.take()
-            && candidate
-            && text[p.end..start].chars().all(is_gap)
-            && repeats(&text[p.clone()], &text[word.clone()], allowed)
-        {
-            f(p.end, word.clone());
-        }
-        prev = candidate.then_some(word);
-    }
-}
-
-/// The character at byte `i` and its length, without Unicode decoding for ASCII — nearly
-/// every character of Czech and English prose, and the hot path of this rule.
-fn char_at(text: &str, i: usize) -> (char, usize) {
-    let b = text.as_bytes()[i];
-    if b.is_ascii() {
-        (b as char, 1)
-    } else {
-        let c = text[i..].chars().next().expect("a char boundary");
-        (c, c.len_utf8())
-    }
-}
-
-fn repeats(first: &str, second: &str, allowed: &[&str]) -> bool {
-    fn lower(s: &str) -> impl Iterator<Item = char> + '_ {
-        s.chars().flat_map(char::to_lowercase)
-    }
-    // Almost every pair of neighbouring words gets here. Two ASCII words are compared
-    // bytewise; anything else stops at the first differing letter and allocates nothing.
-    let initial = |s: &str| s.chars().next().map(|c| c.to_lowercase().next());
-    if first.as_bytes()[0] != second.as_bytes()[0] && initial(first) != initial(second) {
-        return false;
-    }
-    if first.is_ascii() && second.is_ascii() {
-        if !first.eq_ignore_ascii_case(second) {
-            return false;
-        }
-    } else if !lower(first).eq(lower(second)) {
-        return false;
-    }
-    let word: String = lower(first).collect();
-    let capital = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
-    let name = capital(first) && capital(second);
-    !name && !allowed.contains(&word.as_str())
 }
 
 #[cfg(test)]

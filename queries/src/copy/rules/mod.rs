@@ -14,6 +14,7 @@
 
 mod catalogue;
 mod custom;
+mod repeat;
 mod scan;
 mod self_test;
 mod set;

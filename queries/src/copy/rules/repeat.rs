@@ -1,0 +1,267 @@
+//! The scanner behind both repeated-word rules (`cs-R13`, `en-R6`).
+//!
+//! Both rules look at every pair of neighbouring words, which made them half the rule
+//! time on Czech prose while they decoded every character. A repeat can only happen
+//! across a gap (spaces, tabs, no-break spaces, a soft line break), so the scanner jumps
+//! from gap to gap with a byte table, measures the word after each gap, and reuses it as
+//! the word before the next gap; characters are decoded only in non-ASCII words.
+
+use super::scan::{is_alnum, is_letter};
+use std::ops::Range;
+
+/// Byte classes for the ASCII fast path; every byte ≥ 0x80 is [`DECODE`].
+const OTHER: u8 = 0;
+const LETTER: u8 = 1;
+const DIGIT: u8 = 2;
+const GAP: u8 = 3;
+/// `0xC2` starts a no-break space (`C2 A0`), and other Latin-1 characters.
+const MAYBE_GAP: u8 = 4;
+const DECODE: u8 = 5;
+
+static CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b as u8 {
+            b'a'..=b'z' | b'A'..=b'Z' => LETTER,
+            b'0'..=b'9' => DIGIT,
+            b' ' | b'\t' | b'\n' => GAP,
+            0xC2 => MAYBE_GAP,
+            0x80..=0xFF => DECODE,
+            _ => OTHER,
+        };
+        b += 1;
+    }
+    t
+};
+
+/// A maximal run of letters and digits.
+#[derive(Clone, Debug)]
+struct Word {
+    range: Range<usize>,
+    /// Letters only and at least `min_chars` of them: a word that may repeat.
+    candidate: bool,
+}
+
+/// The gap at `at`, if one starts there: its end.
+#[inline]
+fn gap_end(bytes: &[u8], mut at: usize) -> usize {
+    while at < bytes.len() {
+        match CLASS[bytes[at] as usize] {
+            GAP => at += 1,
+            MAYBE_GAP if bytes.get(at + 1) == Some(&0xA0) => at += 2,
+            _ => break,
+        }
+    }
+    at
+}
+
+/// The word starting at `start` (possibly empty when no letter or digit is there).
+#[inline]
+fn word_from(text: &str, start: usize, min_chars: usize) -> Word {
+    let bytes = text.as_bytes();
+    let mut i = start;
+    let mut letters_only = true;
+    let mut chars = 0;
+    while i < bytes.len() {
+        match CLASS[bytes[i] as usize] {
+            LETTER => i += 1,
+            DIGIT => {
+                letters_only = false;
+                i += 1;
+            }
+            MAYBE_GAP | DECODE => {
+                let (c, len) = decode(text, i);
+                if !is_alnum(c) {
+                    break;
+                }
+                letters_only &= is_letter(c);
+                // Count the ASCII run before this character now, the character itself
+                // below; the run after it is counted at the end.
+                chars += 1;
+                i += len;
+                continue;
+            }
+            _ => break,
+        }
+        chars += 1;
+    }
+    Word {
+        range: start..i,
+        candidate: letters_only && chars >= min_chars && i > start,
+    }
+}
+
+/// The character starting at byte `i` and its length. Two-byte sequences (all of
+/// Czech's accented letters) are assembled directly.
+#[inline]
+fn decode(text: &str, i: usize) -> (char, usize) {
+    let bytes = text.as_bytes();
+    if bytes[i] < 0xE0 {
+        let cp = (u32::from(bytes[i] & 0x1F) << 6) | u32::from(bytes[i + 1] & 0x3F);
+        (char::from_u32(cp).expect("valid UTF-8"), 2)
+    } else {
+        let c = text[i..].chars().next().expect("a char boundary");
+        (c, c.len_utf8())
+    }
+}
+
+/// The word ending at `end`, no further back than `floor`.
+fn word_before(text: &str, floor: usize, end: usize, min_chars: usize) -> Word {
+    let mut start = end;
+    for (at, c) in text[floor..end].char_indices().rev() {
+        if !is_alnum(c) {
+            break;
+        }
+        start = floor + at;
+    }
+    word_from(text, start, min_chars)
+}
+
+/// Calls `f(gap_start, second)` for every word (at least `min_chars` letters) that
+/// repeats the word before it across a gap; `gap_start` is where the first copy ends.
+/// Words whose lowercase form is in `allowed` never fire.
+pub(super) fn for_each_repeat(
+    text: &str,
+    min_chars: usize,
+    allowed: &[&str],
+    mut f: impl FnMut(usize, Range<usize>),
+) {
+    let bytes = text.as_bytes();
+    // The word that starts right after the previous gap, and where scanning resumes.
+    let mut after: Option<Word> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let class = CLASS[bytes[i] as usize];
+        let is_gap = class == GAP || (class == MAYBE_GAP && bytes.get(i + 1) == Some(&0xA0));
+        if !is_gap {
+            i += 1;
+            continue;
+        }
+        let gap_start = i;
+        let end = gap_end(bytes, i);
+        i = end;
+        if gap_start == 0 || end == bytes.len() {
+            continue;
+        }
+        let next = word_from(text, end, min_chars);
+        if next.candidate {
+            let first = match after.take() {
+                Some(w) if w.range.end == gap_start => w,
+                _ => word_before(text, 0, gap_start, min_chars),
+            };
+            if first.candidate
+                && repeats(
+                    &text[first.range.clone()],
+                    &text[next.range.clone()],
+                    allowed,
+                )
+            {
+                f(gap_start, next.range.clone());
+            }
+        }
+        // Resume after the word: none of its bytes is a gap.
+        i = next.range.end.max(i);
+        after = Some(next);
+    }
+}
+
+fn repeats(first: &str, second: &str, allowed: &[&str]) -> bool {
+    fn lower(s: &str) -> impl Iterator<Item = char> + '_ {
+        s.chars().flat_map(char::to_lowercase)
+    }
+    // Almost every pair of neighbouring words gets here. Two ASCII words are compared
+    // bytewise; anything else stops at the first differing letter and allocates nothing.
+    let (a, b) = (first.as_bytes()[0], second.as_bytes()[0]);
+    if a != b {
+        if a.is_ascii() && b.is_ascii() {
+            if !a.eq_ignore_ascii_case(&b) {
+                return false;
+            }
+        } else {
+            let initial = |s: &str| s.chars().next().map(|c| c.to_lowercase().next());
+            if initial(first) != initial(second) {
+                return false;
+            }
+        }
+    }
+    if first.is_ascii() && second.is_ascii() {
+        if !first.eq_ignore_ascii_case(second) {
+            return false;
+        }
+    } else if !lower(first).eq(lower(second)) {
+        return false;
+    }
+    let word: String = lower(first).collect();
+    let capital = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
+    let name = capital(first) && capital(second);
+    !name && !allowed.contains(&word.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The definition, written the slow and obvious way: every maximal run of letters and
+    /// digits is a word; a candidate word repeats the candidate word before it when only
+    /// gap characters stand between them.
+    fn reference(text: &str, min_chars: usize, allowed: &[&str]) -> Vec<(usize, Range<usize>)> {
+        let mut words = Vec::new();
+        let mut start = None;
+        for (at, c) in text.char_indices().chain([(text.len(), '.')]) {
+            match (is_alnum(c) && at < text.len(), start) {
+                (true, None) => start = Some(at),
+                (false, Some(s)) => {
+                    let w: &str = &text[s..at];
+                    let candidate = w.chars().all(is_letter) && w.chars().count() >= min_chars;
+                    words.push((s..at, candidate));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        let gap = |c: char| matches!(c, ' ' | '\t' | '\n' | '\u{a0}');
+        words
+            .windows(2)
+            .filter(|w| w[0].1 && w[1].1)
+            .filter(|w| text[w[0].0.end..w[1].0.start].chars().all(gap))
+            .filter(|w| repeats(&text[w[0].0.clone()], &text[w[1].0.clone()], allowed))
+            .map(|w| (w[0].0.end, w[1].0.clone()))
+            .collect()
+    }
+
+    fn fast(text: &str, min_chars: usize, allowed: &[&str]) -> Vec<(usize, Range<usize>)> {
+        let mut out = Vec::new();
+        for_each_repeat(text, min_chars, allowed, |g, w| out.push((g, w)));
+        out
+    }
+
+    const PIECES: &[&str] = &[
+        "the", "The", "THE", "a", "A", "se", "že", "Že", "ŽE", "x2", "10", " ", "  ", "\t", "\n",
+        "\u{a0}", "\u{a0} ", ",", ".", "-", "«", "°", "Š", "š", "ǅ", "İ", "i̇", "ß", "\u{fffc}",
+        "\u{2028}", "日本", "\r",
+    ];
+
+    proptest! {
+        #[test]
+        fn agrees_with_the_definition(
+            picks in proptest::collection::vec(0..PIECES.len(), 0..40),
+            min_chars in 1usize..3,
+        ) {
+            let text: String = picks.iter().map(|&i| PIECES[i]).collect();
+            let allowed = ["se"];
+            prop_assert_eq!(fast(&text, min_chars, &allowed), reference(&text, min_chars, &allowed));
+        }
+    }
+
+    #[test]
+    fn words_across_every_kind_of_gap() {
+        let text = "the the\tthe\nthe\u{a0}the \u{a0} the,the the";
+        let starts: Vec<usize> = fast(text, 1, &[])
+            .into_iter()
+            .map(|(_, w)| w.start)
+            .collect();
+        assert_eq!(starts, vec![4, 8, 12, 17, 24, 32]);
+    }
+}
