@@ -112,8 +112,10 @@ pub const SKIPPED_DIRS: &[&str] = &[
     ".lockgraph",
 ];
 
-/// The walker both tools use: hidden files included, symlinks not followed, the skipped
+/// The walker copy-audit uses: hidden files included, symlinks not followed, the skipped
 /// directories never entered; `.gitignore` honoured (inside a git repository) if asked.
+/// (soil-lock lists its roots with `soil_lock::walk`, by the same rules without
+/// `.gitignore`, in parallel and statting as it goes.)
 pub fn walker(root: &Path, git_ignore: bool) -> ignore::Walk {
     ignore::WalkBuilder::new(root)
         .hidden(false)

@@ -23,7 +23,8 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::time::UNIX_EPOCH;
+
+pub use crate::statcache::Stat;
 
 /// Bumped whenever the engine's output for the same inputs may change, or the keys are
 /// derived differently: part of every key and of the file headers.
@@ -36,32 +37,6 @@ const SHARDS: usize = 256;
 const MAGIC: &[u8; 4] = b"LGC1";
 
 type Key = [u8; 32];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stat {
-    pub size: u64,
-    pub mtime_ns: i128,
-    pub inode: u64,
-}
-
-impl Stat {
-    pub fn of(meta: &fs::Metadata) -> Stat {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i128);
-        #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(meta);
-        #[cfg(not(unix))]
-        let inode = 0;
-        Stat {
-            size: meta.len(),
-            mtime_ns,
-            inode,
-        }
-    }
-}
 
 #[derive(Serialize, Deserialize)]
 struct StatFile {
@@ -201,7 +176,7 @@ impl Caches {
     /// The content hash of `path` if its stat matches the index and is not racy.
     pub fn known_hash(&self, path: &str, stat: &Stat) -> Option<ContentHash> {
         let (s, h) = self.stats.get(path)?;
-        (s == stat && s.mtime_ns < self.stat_written_ns).then_some(*h)
+        stat.unchanged_since(s, self.stat_written_ns).then_some(*h)
     }
 
     pub fn record_stat(&mut self, path: &str, stat: Stat, hash: ContentHash) {
@@ -231,7 +206,7 @@ impl Caches {
     /// lockfile is not racily newer than the summary.
     pub fn take_lock_summary(&mut self, lock: &Stat) -> Option<LockSummary> {
         let (s, written) = self.lock_summary.as_ref()?;
-        if s.lock == *lock && lock.mtime_ns < *written {
+        if lock.unchanged_since(&s.lock, *written) {
             self.lock_summary.take().map(|(s, _)| s)
         } else {
             None

@@ -20,6 +20,11 @@ pub struct Cli {
     #[arg(long, short, global = true)]
     pub quiet: bool,
 
+    /// Neither read nor write the cache in `<root>/.lockgraph/soil/` (every spec and sidecar
+    /// is read and parsed; the output is the same).
+    #[arg(long, global = true)]
+    pub no_cache: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }

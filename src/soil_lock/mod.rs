@@ -1,8 +1,10 @@
 //! `soil-lock`: the shell around the soil engine.
 
+mod cache;
 pub mod cli;
 mod render;
 pub mod root;
+mod walk;
 pub mod watch;
 
 use crate::fsutil::write_if_changed;
@@ -11,9 +13,7 @@ use cli::{ChangeArg, Cli, Command, GraphFormat, Require};
 use lockgraph_queries::soil::check::{self, Policy, Requirement, Scope};
 use lockgraph_queries::soil::engine::{self, Definition};
 use lockgraph_queries::soil::graph::{self, Change};
-use lockgraph_queries::soil::sidecar::{
-    self, Author, BlockAuthor, DefKind, ProseState, Sidecar, SpecHashes,
-};
+use lockgraph_queries::soil::sidecar::{self, DefKind, ProseState, Sidecar, SpecHashes};
 use lockgraph_queries::soil::tr::FileKind;
 use root::Root;
 use std::process::ExitCode;
@@ -34,18 +34,29 @@ pub fn main() -> ExitCode {
 
 /// `Ok(true)`: clean; `Ok(false)`: violations or a failed gate.
 fn run(cli: Cli) -> Result<bool, Failure> {
-    let mut root = Root::open(cli.root.as_deref())?;
-    if !matches!(cli.command, Command::Watch) {
-        warm(&root, cli.quiet);
+    if matches!(cli.command, Command::Watch) {
+        // A session holds every file's bytes to compare with each event's: no cache.
+        return watch::run(Root::open(cli.root.as_deref(), false)?).map(|()| true);
     }
-    match cli.command {
-        Command::Status { json, defs } => status(&root, json, &defs),
+    let mut root = Root::open(cli.root.as_deref(), !cli.no_cache)?;
+    warm(&root, cli.quiet);
+    root.save_cache();
+    let result = command(&mut root, cli.command);
+    // The process ends next: the OS reclaims the database faster than dropping it would.
+    std::mem::forget(root);
+    result
+}
+
+fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
+    let root = &mut *root;
+    match command {
+        Command::Status { json, defs } => status(root, json, &defs),
         Command::Check {
             require,
             exported,
             tag,
         } => {
-            unreadable_inputs(&root)?;
+            unreadable_inputs(root)?;
             let policy = Policy {
                 require: require.map(|r| match r {
                     Require::Accepted => Requirement::Accepted,
@@ -64,14 +75,14 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             }
             Ok(violations.is_empty())
         }
-        Command::Refresh => refresh(&mut root),
-        Command::Manifest { check } => manifest(&root, check),
+        Command::Refresh => refresh(root),
+        Command::Manifest { check } => manifest(root, check),
         Command::Graph { format } => {
             let g = graph::build(&root.db);
             let text = match format {
-                GraphFormat::Dot => render::dot(&root, &g),
-                GraphFormat::Mermaid => render::mermaid(&root, &g),
-                GraphFormat::Json => render::graph_json(&root, &g),
+                GraphFormat::Dot => render::dot(root, &g),
+                GraphFormat::Mermaid => render::mermaid(root, &g),
+                GraphFormat::Json => render::graph_json(root, &g),
             };
             print!("{text}");
             Ok(true)
@@ -98,10 +109,10 @@ fn run(cli: Cli) -> Result<bool, Failure> {
             render::impact(&target, &reached, json);
             Ok(true)
         }
-        Command::Watch => watch::run(root).map(|()| true),
+        Command::Watch => unreachable!("watch is run before the cache is opened"),
         Command::Why { def, json } => {
             let d = root.find(&def)?;
-            render::why(&root, d, json);
+            render::why(root, d, json);
             Ok(true)
         }
     }
@@ -130,7 +141,7 @@ fn unreadable_inputs(root: &Root) -> Result<(), Failure> {
         if let Some(Err(e)) = engine::parsed_sidecar(&root.db, def) {
             problems.push(format!("{}.lock: {e}", def.path(&root.db)));
         }
-        if let Some(Err(e)) = engine::parsed_tr(&root.db, def) {
+        if let Some(Err(e)) = engine::tr_summary(&root.db, def) {
             problems.push(format!("{}.tr: {}", def.path(&root.db), e.message));
         }
     }
@@ -160,7 +171,7 @@ pub fn kind_of(root: &Root, def: Definition) -> Option<DefKind> {
     if let Some(s) = engine::sidecar_of(&root.db, def) {
         return Some(s.kind);
     }
-    match engine::parsed_tr(&root.db, def) {
+    match engine::tr_summary(&root.db, def) {
         Some(Ok(tr)) => Some(match tr.kind {
             FileKind::Function => DefKind::Function,
             FileKind::Type => DefKind::Type,
@@ -194,37 +205,24 @@ fn refresh(root: &mut Root) -> Result<bool, Failure> {
         };
         let next: Sidecar = match engine::parsed_sidecar(&root.db, def) {
             None => {
-                let Some(Ok(tr)) = engine::parsed_tr(&root.db, def) else {
+                let Some(Ok(tr)) = engine::tr_summary(&root.db, def) else {
                     continue;
                 };
-                let blocks = tr
-                    .blocks
-                    .iter()
-                    .map(|b| BlockAuthor {
-                        block: b.identity(),
-                        author: if b.agent {
-                            Author::Agent
-                        } else {
-                            Author::Human
-                        },
-                    })
-                    .collect();
-                let name = if tr.name().is_empty() {
+                let name = if tr.name.is_empty() {
                     engine::short_name(&path).to_string()
                 } else {
-                    tr.name().to_string()
+                    tr.name.clone()
                 };
                 let kind = kind_of(root, def).unwrap_or(DefKind::Function);
-                let mut fresh =
-                    sidecar::default_for(&name, kind, hashes, blocks, root.toml.versions());
+                let mut fresh = sidecar::default_for(
+                    &name,
+                    kind,
+                    hashes,
+                    tr.blocks.clone(),
+                    root.toml.versions(),
+                );
                 if let Some(decisions) = &mut fresh.spec.decisions {
-                    for b in tr.blocks.iter().filter(|b| b.lang == "decisions") {
-                        for line in b.content.lines() {
-                            if let Some((k, v)) = line.split_once(':') {
-                                decisions.insert(k.trim().to_string(), v.trim().to_string());
-                            }
-                        }
-                    }
+                    decisions.extend(tr.decisions.iter().cloned());
                 }
                 fresh
             }

@@ -9,10 +9,28 @@ use lockgraph_queries::soil::status::Ladder;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::Write as _;
 
-#[derive(Serialize)]
-struct StatusJson {
-    defs: Vec<DefJson>,
+/// `{"defs": [...]}`, each row built as it is written: a large root's rows and text are
+/// never all held at once.
+struct StatusJson<'a> {
+    root: &'a Root,
+    defs: &'a [Definition],
+}
+
+impl Serialize for StatusJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct Rows<'a>(&'a StatusJson<'a>);
+        impl Serialize for Rows<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.defs.iter().map(|&d| def_json(self.0.root, d)))
+            }
+        }
+        let mut out = s.serialize_struct("StatusJson", 1)?;
+        out.serialize_field("defs", &Rows(self))?;
+        out.end()
+    }
 }
 
 #[derive(Serialize)]
@@ -39,7 +57,7 @@ fn def_json(root: &Root, def: Definition) -> DefJson {
     let sidecar = engine::sidecar_of(db, def);
     let error = match engine::parsed_sidecar(db, def) {
         Some(Err(e)) => Some(format!("{}.lock: {e}", def.path(db))),
-        _ => match engine::parsed_tr(db, def) {
+        _ => match engine::tr_summary(db, def) {
             Some(Err(e)) => Some(format!("{}.tr: {}", def.path(db), e.message)),
             _ => None,
         },
@@ -69,12 +87,16 @@ fn def_json(root: &Root, def: Definition) -> DefJson {
 }
 
 pub fn status(root: &Root, defs: &[Definition], json: bool) {
-    let rows: Vec<DefJson> = defs.iter().map(|&d| def_json(root, d)).collect();
     if json {
-        let text = serde_json::to_string_pretty(&StatusJson { defs: rows }).expect("serialises");
-        println!("{text}");
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        // A write error (a closed pipe) just ends the output.
+        let _ = serde_json::to_writer_pretty(&mut out, &StatusJson { root, defs })
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush());
         return;
     }
+    let rows: Vec<DefJson> = defs.iter().map(|&d| def_json(root, d)).collect();
     let width = rows.iter().map(|r| r.path.len()).max().unwrap_or(0);
     for r in &rows {
         let flags = if r.flags.is_empty() {

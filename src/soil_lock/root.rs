@@ -1,7 +1,11 @@
 //! A soil root on disk: `soil.toml`, every `.tr`/`.lock`/`.soil`, and the files and
-//! executables that oracles name. Reads everything the engine needs and nothing else.
+//! executables that oracles name. Reads everything the engine needs and nothing else — and,
+//! with the cache, nothing the cache vouches for.
 
 use super::Failure;
+use super::cache::{self, Cached, Seen, SoilCache, Taken};
+use super::walk;
+use crate::statcache::Stat;
 use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
 use lockgraph_queries::soil::engine::{self, Definition, Project, external_key};
@@ -48,6 +52,9 @@ pub struct Root {
     pub db: Database,
     /// By path, sorted.
     pub defs: Vec<Definition>,
+    /// The cache, and how each definition's `.tr` and `.lock` were taken in (by index in
+    /// `defs`), until [`Root::save_cache`]; `None` without the cache.
+    cache: Option<(SoilCache, Vec<[Seen; 2]>)>,
 }
 
 /// The nearest directory with `soil.toml`, walking up from `start`.
@@ -59,12 +66,19 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
 }
 
 impl Root {
-    pub fn open(root: Option<&Path>) -> Result<Root, Failure> {
-        Root::open_with(root, Database::default())
+    /// Opens the root; with `use_cache`, through the cache in `.lockgraph/soil/`.
+    pub fn open(root: Option<&Path>, use_cache: bool) -> Result<Root, Failure> {
+        Root::open_in(root, Database::default(), use_cache)
     }
 
-    /// Opens the root into `db` (a database with an execution log, in watch tests).
+    /// Opens the root into `db` (a database with an execution log, in watch tests),
+    /// reading every file: a watch session compares each event's bytes with the ones it
+    /// holds.
     pub fn open_with(root: Option<&Path>, db: Database) -> Result<Root, Failure> {
+        Root::open_in(root, db, false)
+    }
+
+    fn open_in(root: Option<&Path>, db: Database, use_cache: bool) -> Result<Root, Failure> {
         let dir = match root {
             Some(r) => r.to_path_buf(),
             None => {
@@ -95,16 +109,37 @@ impl Root {
                 .unwrap_or_default();
             Failure::new(format!("{}{at}: {}", toml_path.display(), e.message()))
         })?;
-        let defs = load_definitions(&dir, &db)?;
+        // Decoding the cache and listing the root are independent; overlapped, one fills
+        // the gaps the other's system calls leave.
+        let (mut cache, listed) = rayon::join(
+            || use_cache.then(|| SoilCache::open(&dir)),
+            || list(&dir, use_cache),
+        );
+        let (defs, seen) = take_in_definitions(&dir, &db, listed?, cache.as_mut())?;
+        // Oracles are found in the sidecars: read them on every core now rather than one by
+        // one when the externals are collected.
+        defs.par_iter().for_each_with(db.clone(), |db, &d| {
+            engine::parsed_sidecar(db, d);
+        });
         let _project = Project::new(&db, defs.clone(), BTreeMap::new());
         let mut root = Root {
             dir,
             toml,
             db,
             defs,
+            cache: cache.map(|c| (c, seen)),
         };
         root.hash_externals();
         Ok(root)
+    }
+
+    /// Writes what this run learnt to the cache: nothing when nothing changed. Call it once
+    /// the engine has computed what the commands need (the values saved are the memoised
+    /// query results).
+    pub fn save_cache(&mut self) {
+        if let Some((cache, seen)) = self.cache.take() {
+            cache.save(&self.db, &self.defs, &seen);
+        }
     }
 
     /// Hashes every reference file and CLI executable an oracle names, and sets them when
@@ -116,19 +151,35 @@ impl Root {
                 keys.extend(s.oracles.iter().filter_map(external_key));
             }
         }
-        let hashes: BTreeMap<String, Option<String>> = keys
+        let cache = self.cache.as_ref().map(|(c, _)| c);
+        let hashed: Vec<(String, Option<ContentHash>, Option<External>)> = keys
             .into_par_iter()
             .map(|key| {
                 let file = match key.strip_prefix("cli:") {
                     Some(command) => executable(&self.dir, command),
                     None => Some(self.dir.join(&key)),
                 };
-                let hash = file
-                    .and_then(|f| fs::read(f).ok())
-                    .map(|b| ContentHash::of(&b).to_string());
-                (key, hash)
+                let (hash, seen) = match (file, cache) {
+                    (None, _) => (None, None),
+                    (Some(f), None) => (fs::read(f).ok().map(|b| ContentHash::of(&b)), None),
+                    (Some(f), Some(cache)) => hash_through(cache, &f),
+                };
+                (key, hash, seen)
             })
             .collect();
+        let mut seen = Vec::new();
+        let mut all_known = true;
+        let mut hashes = BTreeMap::new();
+        for (key, hash, external) in hashed {
+            hashes.insert(key, hash.map(|h| h.to_string()));
+            if let Some(e) = external {
+                all_known &= e.known;
+                seen.push((e.path, e.stat, e.hash));
+            }
+        }
+        if let Some((cache, _)) = &mut self.cache {
+            cache.set_externals(seen, all_known);
+        }
         Project::get(&self.db)
             .set_externals(&mut self.db)
             .to(hashes);
@@ -149,6 +200,37 @@ impl Root {
     }
 }
 
+/// An external file as hashed through the cache.
+struct External {
+    path: String,
+    stat: Stat,
+    hash: ContentHash,
+    /// The cache vouched for it: it was not read.
+    known: bool,
+}
+
+/// Hashes `file` unless the cache vouches for it (stat taken before reading).
+fn hash_through(cache: &SoilCache, file: &Path) -> (Option<ContentHash>, Option<External>) {
+    let Ok(stat) = fs::metadata(file).map(|m| Stat::of(&m)) else {
+        return (None, None);
+    };
+    let path = file.to_string_lossy().into_owned();
+    let (hash, known) = match cache.known_external(&path, &stat) {
+        Some(h) => (h, true),
+        None => match fs::read(file) {
+            Ok(bytes) => (ContentHash::of(&bytes), false),
+            Err(_) => return (None, None),
+        },
+    };
+    let external = External {
+        path,
+        stat,
+        hash,
+        known,
+    };
+    (Some(hash), Some(external))
+}
+
 /// The executable a CLI oracle runs: its first word, relative to the root if it has a
 /// slash, else looked up on `PATH`.
 fn executable(root: &Path, command: &str) -> Option<PathBuf> {
@@ -161,57 +243,111 @@ fn executable(root: &Path, command: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Every definition under the root: the union of `.tr` and `.lock` stems (a sidecar whose
-/// spec is gone is still a definition, so its staleness shows).
+/// Every definition under the root, read from disk: the union of `.tr` and `.lock` stems
+/// (a sidecar whose spec is gone is still a definition, so its staleness shows).
 pub fn load_definitions(dir: &Path, db: &Database) -> Result<Vec<Definition>, Failure> {
-    let mut stems = BTreeSet::new();
-    let mut soil = BTreeSet::new();
-    let walker = crate::fsutil::walker(dir, false);
-    for entry in walker {
-        let entry = entry.map_err(|e| Failure::new(format!("walking {}: {e}", dir.display())))?;
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Some(rel) = crate::fsutil::relative(dir, entry.path()) else {
-            continue;
-        };
-        if rel == MANIFEST {
-            continue;
-        }
-        if let Some(stem) = rel
-            .strip_suffix(".tr")
-            .or_else(|| rel.strip_suffix(".lock"))
-        {
-            stems.insert(stem.to_string());
-        } else if let Some(stem) = rel.strip_suffix(".soil") {
-            soil.insert(stem.to_string());
-        }
-    }
-    let read = |p: PathBuf| -> Result<Option<Vec<u8>>, Failure> {
-        match fs::read(&p) {
-            Ok(b) => Ok(Some(b)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Failure::new(format!("{}: {e}", p.display()))),
-        }
+    let listed = list(dir, false)?;
+    take_in_definitions(dir, db, listed, None).map(|(defs, _)| defs)
+}
+
+/// The walk; `stat`: with the stats the cache needs.
+fn list(dir: &Path, stat: bool) -> Result<Vec<walk::Listed>, Failure> {
+    walk::definitions(dir, MANIFEST, stat).map_err(|e| Failure::new(format!("walking {e}")))
+}
+
+/// The definitions the walk listed, as inputs. With a cache, each file the cache vouches
+/// for goes in as its kept value instead of its bytes; the second list says, per
+/// definition, how its `.tr` and `.lock` were taken in (all [`Seen::Absent`] without a
+/// cache: then nothing is looked up, and nothing is statted that the walk did not).
+fn take_in_definitions(
+    dir: &Path,
+    db: &Database,
+    listed: Vec<walk::Listed>,
+    cache: Option<&mut SoilCache>,
+) -> Result<(Vec<Definition>, Vec<[Seen; 2]>), Failure> {
+    let use_cache = cache.is_some();
+    let with_entries: Vec<(walk::Listed, Option<Cached>)> = match cache {
+        Some(cache) => listed
+            .into_iter()
+            .map(|l| {
+                let kept = cache.take(&l.stem);
+                (l, kept)
+            })
+            .collect(),
+        None => listed.into_iter().map(|l| (l, None)).collect(),
     };
     struct Files {
         stem: String,
-        tr: Option<Vec<u8>>,
-        lock: Option<Vec<u8>>,
+        soil: bool,
+        tr: Taken<Box<cache::TrKnown>>,
+        lock: Taken<Box<cache::LockKnown>>,
+        seen: [Seen; 2],
     }
-    let contents: Vec<Files> = stems
+    let contents: Vec<Files> = with_entries
         .into_par_iter()
-        .map(|stem| {
-            let tr = read(dir.join(format!("{stem}.tr")))?;
-            let lock = read(dir.join(format!("{stem}.lock")))?;
-            Ok(Files { stem, tr, lock })
+        .map(|(listed, kept)| {
+            let (tr_kept, lock_kept, written) = match kept {
+                Some(k) => (k.tr, k.lock, k.written_ns),
+                None => (None, None, 0),
+            };
+            let file = |ext| dir.join(format!("{}.{ext}", listed.stem));
+            let (tr, tr_seen) = take(file("tr"), listed.tr, tr_kept, written, use_cache)?;
+            let (lock, lock_seen) = take(file("lock"), listed.lock, lock_kept, written, use_cache)?;
+            Ok(Files {
+                stem: listed.stem,
+                soil: listed.soil,
+                tr,
+                lock,
+                seen: [tr_seen, lock_seen],
+            })
         })
         .collect::<Result<_, Failure>>()?;
-    Ok(contents
+    let mut seen = Vec::with_capacity(contents.len());
+    let defs = contents
         .into_iter()
         .map(|f| {
-            let has_soil = soil.contains(&f.stem);
-            Definition::new(db, f.stem, f.tr, f.lock, has_soil)
+            seen.push(f.seen);
+            let (tr, tr_known) = split(f.tr);
+            let (lock, lock_known) = split(f.lock);
+            Definition::builder(f.stem, tr, lock, f.soil)
+                .tr_known(tr_known)
+                .sidecar_known(lock_known)
+                .new(db)
         })
-        .collect())
+        .collect();
+    Ok((defs, seen))
+}
+
+/// One file of a definition: through the cache, or simply read. A file the walk did not
+/// list as a regular file is still looked for (a symlinked spec beside a real sidecar is
+/// read through the link).
+fn take<T>(
+    path: PathBuf,
+    listed: walk::File,
+    kept: Option<(Stat, T)>,
+    written_ns: i128,
+    use_cache: bool,
+) -> Result<(Taken<T>, Seen), Failure> {
+    let fail = |e: std::io::Error| Failure::new(format!("{}: {e}", path.display()));
+    if use_cache {
+        let stat = match listed {
+            walk::File::Present(stat) => stat,
+            walk::File::Absent => None,
+        };
+        return cache::take_in(&path, stat, kept, written_ns).map_err(fail);
+    }
+    match fs::read(&path) {
+        Ok(b) => Ok((Taken::Bytes(b), Seen::Absent)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Taken::Absent, Seen::Absent)),
+        Err(e) => Err(fail(e)),
+    }
+}
+
+/// The pair of `Definition` fields a taken file sets: its bytes or its kept value.
+fn split<T>(taken: Taken<T>) -> (Option<Vec<u8>>, Option<T>) {
+    match taken {
+        Taken::Absent => (None, None),
+        Taken::Known(value) => (None, Some(value)),
+        Taken::Bytes(bytes) => (Some(bytes), None),
+    }
 }

@@ -2,8 +2,8 @@
 
 use super::engine::Resolution;
 use super::engine::{
-    Definition, Project, def_index, flags, ladder, module_of, parsed_sidecar, parsed_tr,
-    short_name, sidecar_of,
+    Definition, Project, def_index, flags, ladder, module_of, parsed_sidecar, short_name,
+    sidecar_of, tr_summary,
 };
 use super::sidecar::{DefKind, Oracle, TestResult};
 use super::status::{Flag, Ladder};
@@ -71,16 +71,12 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
     let exported = exported(db);
     for &def in defs {
         let path = def.path(db);
-        if let Some(Ok(tr)) = parsed_tr(db, def) {
-            for d in tr
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == super::tr::DiagSeverity::Error)
-            {
+        if let Some(Ok(tr)) = tr_summary(db, def) {
+            for e in &tr.errors {
                 push(
                     path,
                     "spec",
-                    format!("{}:{}: {} [{}]", d.at.line, d.at.column, d.message, d.code),
+                    format!("{}:{}: {} [{}]", e.line, e.column, e.message, e.code),
                 );
             }
         }
@@ -205,7 +201,8 @@ fn oracle_cycles(db: &dyn salsa::Database) -> Vec<Violation> {
             .entry(p.to_string())
             .or_insert_with(|| g.add_node(p.to_string()))
     };
-    for (path, &def) in &index.by_path {
+    for &def in Project::get(db).definitions(db) {
+        let path = def.path(db);
         let Some(s) = sidecar_of(db, def) else {
             continue;
         };
@@ -256,8 +253,9 @@ fn in_scope(
     match scope {
         Scope::All => true,
         Scope::Exported => exported.contains(def.path(db)),
-        Scope::Tag(tag) => matches!(parsed_tr(db, def), Some(Ok(tr))
-            if tr.frontmatter.as_ref().is_some_and(|f| f.tags.iter().any(|t| t == tag))),
+        Scope::Tag(tag) => {
+            matches!(tr_summary(db, def), Some(Ok(tr)) if tr.tags.iter().any(|t| t == tag))
+        }
     }
 }
 
@@ -270,21 +268,16 @@ pub fn exported(db: &dyn salsa::Database) -> BTreeSet<String> {
         if short_name(path) != "_module" {
             continue;
         }
-        let Some(Ok(tr)) = parsed_tr(db, def) else {
+        let Some(Ok(tr)) = tr_summary(db, def) else {
             continue;
         };
         let module = module_of(path);
-        for block in tr.blocks.iter().filter(|b| b.lang == "exports") {
-            for line in block.content.lines() {
-                let line = line.split('#').next().unwrap_or("");
-                for name in line.split([',', ' ', '\t']).filter(|n| !n.is_empty()) {
-                    out.insert(if module.is_empty() {
-                        name.to_string()
-                    } else {
-                        format!("{module}/{name}")
-                    });
-                }
-            }
+        for name in &tr.exports {
+            out.insert(if module.is_empty() {
+                name.clone()
+            } else {
+                format!("{module}/{name}")
+            });
         }
     }
     out

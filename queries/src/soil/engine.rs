@@ -1,11 +1,16 @@
 //! The soil-lock query graph.
 //!
 //! ```text
-//! Definition.tr ─► parsed_tr ─► spec_hashes ─► formal_hash_now ──────────┐ (definition oracles)
+//! Definition.tr ─► tr_summary ─► spec_hashes ─► formal_hash_now ─────────┐ (definition oracles)
 //! Definition.sidecar ─► parsed_sidecar ─► lowered_soil_hash ─────────────┼─► flags(caller)
 //!                                  └────► edges ─► graph, impact, why    │
 //! Project (definition list, external hashes) ─► def_index ───────────────┘
 //! ```
+//!
+//! `tr_summary` and `parsed_sidecar` are where the bytes end: what they return may instead
+//! be given as an input (`Definition::tr_known`, `Definition::sidecar_known`) when the shell
+//! kept it from an earlier run on the same bytes. Everything after them is computed the
+//! same way either way.
 //!
 //! The cut-off points are deliberate. A caller's flags read its callee only through
 //! `lowered_soil_hash` and `formal_hash_now`, so a prose edit of the callee (which moves
@@ -13,15 +18,22 @@
 //! callers that read it — never a blanket reverse closure. No query recurses across
 //! definitions, so cycles in the call graph cannot make salsa loop.
 
-use super::sidecar::{Author, Oracle, ProseState, Sidecar, SidecarError};
-use super::spec_hash::{self, SpecHashes};
+use super::sidecar::{BlockAuthor, Oracle, ProseState, Sidecar, SidecarError};
+use super::spec_hash::SpecHashes;
 use super::status::{Flag, Ladder};
-use super::tr::{self, TrFile};
+use super::summary::TrSummary;
+use super::tr;
 use crate::hash::ContentHash;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One definition: its identity (root-relative path without extension, such as
-/// `csvstats/median`) and the bytes of its `.tr` and `.lock`, as far as they exist.
+/// `csvstats/median`) and its `.tr` and `.lock`, as far as they exist.
+///
+/// Each file is given either as its bytes (`tr`, `sidecar`) or, when the shell knows the
+/// file is unchanged since an earlier run, as what [`tr_summary`] or [`parsed_sidecar`]
+/// made of those bytes then (`tr_known`, `sidecar_known`): set one of the pair, never
+/// both. The known value stands in for the bytes, so an unchanged file is neither read nor
+/// parsed; everything downstream is computed as usual.
 #[salsa::input(debug)]
 pub struct Definition {
     #[returns(ref)]
@@ -33,6 +45,16 @@ pub struct Definition {
     /// Whether `f.soil` exists beside the spec.
     #[returns(copy)]
     pub soil_exists: bool,
+    /// The `.tr`'s summary, kept from an earlier run, in place of `tr`. Boxed, like the
+    /// other kept value: both are moved several times on their way in, for every
+    /// definition of a root.
+    #[default]
+    #[returns(ref)]
+    pub tr_known: Option<Box<Result<TrSummary, InputError>>>,
+    /// The parsed `.lock`, kept from an earlier run, in place of `sidecar`.
+    #[default]
+    #[returns(ref)]
+    pub sidecar_known: Option<Box<Result<Sidecar, SidecarError>>>,
 }
 
 /// The root: every definition, and the current hashes of what oracles point at outside the
@@ -76,18 +98,38 @@ pub fn module_of(path: &str) -> &str {
 }
 
 /// A problem that makes a file unreadable, with the position inside it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct InputError {
     pub message: String,
     pub line: Option<usize>,
     pub column: Option<usize>,
 }
 
+/// What the engine reads of the `.tr` ([`TrSummary`]); `None` without a `.tr`, an error
+/// when it is not UTF-8.
+pub fn tr_summary(
+    db: &dyn salsa::Database,
+    def: Definition,
+) -> Option<&Result<TrSummary, InputError>> {
+    match def.tr_known(db) {
+        Some(known) => Some(&**known),
+        None => tr_summary_from_bytes(db, def).as_ref(),
+    }
+}
+
+/// Parses the `.tr` bytes and keeps the summary; the parse itself is dropped, so neither
+/// it nor the block contents are held for the rest of the run.
 #[salsa::tracked(returns(ref))]
-pub fn parsed_tr(db: &dyn salsa::Database, def: Definition) -> Option<Result<TrFile, InputError>> {
+pub fn tr_summary_from_bytes(
+    db: &dyn salsa::Database,
+    def: Definition,
+) -> Option<Result<TrSummary, InputError>> {
     let bytes = def.tr(db).as_ref()?;
     Some(match std::str::from_utf8(bytes) {
-        Ok(text) => Ok(tr::parse(&file_name(def.path(db)), text)),
+        Ok(text) => Ok(TrSummary::of(
+            &tr::parse(&file_name(def.path(db)), text),
+            text,
+        )),
         Err(e) => Err(InputError {
             message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
             line: None,
@@ -99,11 +141,10 @@ pub fn parsed_tr(db: &dyn salsa::Database, def: Definition) -> Option<Result<TrF
 /// The three hashes recomputed from the current `.tr`.
 #[salsa::tracked(returns(copy))]
 pub fn spec_hashes(db: &dyn salsa::Database, def: Definition) -> Option<SpecHashes> {
-    let Some(Ok(parsed)) = parsed_tr(db, def) else {
-        return None;
-    };
-    let text = std::str::from_utf8(def.tr(db).as_ref()?).ok()?;
-    Some(spec_hash::spec_hashes(parsed, text))
+    match tr_summary(db, def)? {
+        Ok(summary) => Some(summary.hashes),
+        Err(_) => None,
+    }
 }
 
 /// The `formal` hash alone: what a `definition` oracle on this definition depends on.
@@ -112,8 +153,20 @@ pub fn formal_hash_now(db: &dyn salsa::Database, def: Definition) -> Option<Cont
     spec_hashes(db, def).map(|h| h.formal)
 }
 
-#[salsa::tracked(returns(ref))]
+/// The sidecar as read; `None` without a `.lock`.
 pub fn parsed_sidecar(
+    db: &dyn salsa::Database,
+    def: Definition,
+) -> Option<&Result<Sidecar, SidecarError>> {
+    match def.sidecar_known(db) {
+        Some(known) => Some(&**known),
+        None => sidecar_from_bytes(db, def).as_ref(),
+    }
+}
+
+/// Parses the `.lock` bytes.
+#[salsa::tracked(returns(ref))]
+pub fn sidecar_from_bytes(
     db: &dyn salsa::Database,
     def: Definition,
 ) -> Option<Result<Sidecar, SidecarError>> {
@@ -131,7 +184,7 @@ pub fn parsed_sidecar(
 
 /// The sidecar if it exists and reads.
 pub fn sidecar_of(db: &dyn salsa::Database, def: Definition) -> Option<&Sidecar> {
-    parsed_sidecar(db, def).as_ref()?.as_ref().ok()
+    parsed_sidecar(db, def)?.as_ref().ok()
 }
 
 /// The callee side of `calls[].hash`: what callers were checked against.
@@ -144,11 +197,14 @@ pub fn lowered_soil_hash(db: &dyn salsa::Database, def: Definition) -> Option<St
 }
 
 /// Definitions by path and by name, for resolving `calls[].name` and oracle names. Depends
-/// only on the list of definitions, never on their contents.
+/// only on the list of definitions, never on their contents. Hash maps: every call and
+/// oracle of every definition is resolved through them, and on large roots ordered maps'
+/// string comparisons were a tenth of a status run's engine time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DefIndex {
-    pub by_path: BTreeMap<String, Definition>,
-    by_name: BTreeMap<String, Vec<String>>,
+    pub by_path: HashMap<String, Definition>,
+    /// Paths by short name, in the order of the definition list (sorted).
+    by_name: HashMap<String, Vec<String>>,
 }
 
 /// What a name in a sidecar refers to.
@@ -194,9 +250,10 @@ impl DefIndex {
 
 #[salsa::tracked(returns(ref))]
 pub fn def_index(db: &dyn salsa::Database) -> DefIndex {
-    let mut by_path = BTreeMap::new();
-    let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for def in Project::get(db).definitions(db) {
+    let defs = Project::get(db).definitions(db);
+    let mut by_path = HashMap::with_capacity(defs.len());
+    let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
+    for def in defs {
         let path = def.path(db).clone();
         let name = short_name(&path);
         if !name.starts_with('_') {
@@ -326,11 +383,15 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
         current: None,
         detail,
     };
-    let Some(Ok(sidecar)) = parsed_sidecar(db, def) else {
-        if def.tr(db).is_some() && def.sidecar(db).is_none() {
-            out.push(reason(Flag::NoLock, "no sidecar beside the spec".into()));
+    let sidecar = match parsed_sidecar(db, def) {
+        Some(Ok(sidecar)) => sidecar,
+        Some(Err(_)) => return out,
+        None => {
+            if tr_summary(db, def).is_some() {
+                out.push(reason(Flag::NoLock, "no sidecar beside the spec".into()));
+            }
+            return out;
         }
-        return out;
     };
     if let Some(now) = spec_hashes(db, def) {
         let stored = &sidecar.spec.hashes;
@@ -359,35 +420,15 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
             Some(&stored.prose),
             Some(now.prose),
         );
-        if let Some(Ok(parsed)) = parsed_tr(db, def) {
-            let in_spec: Vec<(String, Author)> = parsed
-                .blocks
-                .iter()
-                .map(|b| {
-                    (
-                        b.identity(),
-                        if b.agent {
-                            Author::Agent
-                        } else {
-                            Author::Human
-                        },
-                    )
-                })
-                .collect();
-            let in_lock: Vec<(String, Author)> = sidecar
-                .spec
-                .blocks
-                .iter()
-                .map(|b| (b.block.clone(), b.author))
-                .collect();
-            if in_spec != in_lock {
-                out.push(reason(
-                    Flag::BlocksDrift,
-                    describe_drift(&in_lock, &in_spec),
-                ));
-            }
+        if let Some(Ok(summary)) = tr_summary(db, def)
+            && summary.blocks != sidecar.spec.blocks
+        {
+            out.push(reason(
+                Flag::BlocksDrift,
+                describe_drift(&sidecar.spec.blocks, &summary.blocks),
+            ));
         }
-    } else if def.tr(db).is_none() {
+    } else if tr_summary(db, def).is_none() {
         // The spec was deleted (or renamed) under its sidecar: nothing it recorded is
         // vouched for any more, so every recorded hash is stale against "no spec".
         let stored = &sidecar.spec.hashes;
@@ -501,17 +542,17 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
     out
 }
 
-fn describe_drift(lock: &[(String, Author)], spec: &[(String, Author)]) -> String {
+fn describe_drift(lock: &[BlockAuthor], spec: &[BlockAuthor]) -> String {
     for (l, s) in lock.iter().zip(spec) {
-        if l.0 != s.0 {
-            return format!("block `{}` in the lock, `{}` in the spec", l.0, s.0);
+        if l.block != s.block {
+            return format!("block `{}` in the lock, `{}` in the spec", l.block, s.block);
         }
-        if l.1 != s.1 {
+        if l.author != s.author {
             return format!(
                 "block `{}` is recorded as {}-authored but the spec marks it {}",
-                l.0,
-                l.1.as_str(),
-                s.1.as_str()
+                l.block,
+                l.author.as_str(),
+                s.author.as_str()
             );
         }
     }

@@ -10,7 +10,7 @@ use crate::hash::ContentHash;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SpecHashes {
     pub formal: ContentHash,
     /// `None` for types, module and project headers, which have no tests of their own.

@@ -18,6 +18,8 @@
 //! key that is only invalid given the entry's `kind` (known only after the whole object was
 //! read), and enum or hash values validated after deserialising. The tree makes every
 //! error carry both the path and the position of the offending key or value.
+//! (The model does derive serde, but only so that the shell can keep parsed sidecars in its
+//! binary cache between runs; JSON never goes through it.)
 //!
 //! Hashes are kept as the strings the file holds. They must be `sha256:` followed by 8 to
 //! 64 lowercase hex digits: the toolchain writes all 64, and the seed's examples abbreviate
@@ -31,6 +33,7 @@ mod write;
 #[cfg(test)]
 mod tests;
 
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -51,7 +54,9 @@ pub const MAX_HASH_HEX_DIGITS: usize = 64;
 macro_rules! keyword_enum {
     ($(#[$meta:meta])* $name:ident, $what:literal, { $($variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+        )]
         pub enum $name {
             $($variant),+
         }
@@ -175,7 +180,7 @@ keyword_enum!(FfiTrust, "trust", {
 /// One sidecar. Field order is the canonical key order, with `ffi` after `oracles`: the
 /// seed lists bindings after tests and oracles, and `ffi` (functions only) never meets
 /// `cycle_hash` (types only), so the choice only has to be fixed, not justified by a file.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Sidecar {
     /// Always [`LOCK_FORMAT`] once read.
     pub lock_format: u32,
@@ -197,7 +202,7 @@ pub struct Sidecar {
 
 /// Tool versions in the order the file lists them: the toolchain writes its own order, and
 /// sorting would rewrite every sidecar it produced.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Versions(pub Vec<(String, String)>);
 
 impl Versions {
@@ -209,7 +214,7 @@ impl Versions {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Spec {
     pub provenance: Author,
     pub hashes: SpecHashes,
@@ -224,7 +229,7 @@ pub struct Spec {
     pub decisions: Option<BTreeMap<String, String>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SpecHashes {
     pub formal: String,
     /// `None` (the file's `null`) exactly for type, module and project entries.
@@ -232,14 +237,14 @@ pub struct SpecHashes {
     pub prose: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BlockAuthor {
     /// The block's identity: `lang` or `lang name`, without modifiers.
     pub block: String,
     pub author: Author,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Lowering {
     pub soil_hash: String,
     pub provenance: LoweringProvenance,
@@ -253,13 +258,13 @@ pub struct Lowering {
     pub decisions: Option<LoweringDecisions>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct NameHash {
     pub name: String,
     pub hash: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LoweringDecisions {
     /// Hash of the decisions in scope when the lowering was made.
     pub scope_hash: String,
@@ -269,11 +274,11 @@ pub struct LoweringDecisions {
 /// One element of `lowering.decisions.applied`. v1 fixes only its layout (one inline
 /// object per line), not its keys, so the members are kept as written, in order, and
 /// restricted to scalars: anything nested could not be written back on one line.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct AppliedDecision(pub Vec<(String, Scalar)>);
 
 /// A JSON scalar kept in a form that writes back byte for byte.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Scalar {
     Null,
     Bool(bool),
@@ -282,7 +287,7 @@ pub enum Scalar {
     String(String),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Checks {
     pub types: TypeCheck,
     pub termination: Option<Termination>,
@@ -296,7 +301,7 @@ pub struct Checks {
     pub invariants: Option<BTreeMap<String, ClauseState>>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Refinements {
     /// The seed's shape: one word for all clauses.
     Prototype(RefinementSummary),
@@ -306,7 +311,7 @@ pub enum Refinements {
     Absent,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TestRow {
     /// `block-name#k`, the bare block name, or a derived test's name.
     pub name: String,
@@ -319,7 +324,7 @@ pub struct TestRow {
 }
 
 /// What tests depend on beyond the definition itself; the JSON `kind` picks the variant.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Oracle {
     /// A reference implementation, by the hash of the file's bytes.
     Reference { path: String, hash: String },
@@ -339,7 +344,7 @@ impl Oracle {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Ffi {
     pub trust: FfiTrust,
     pub symbol: String,
@@ -417,7 +422,7 @@ pub fn default_for(
 }
 
 /// A sidecar that could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SidecarError {
     /// JSON path of the offending key or value, such as `tests[2].result` or
     /// `checks.refinements.non-negative`; empty for the top-level object. Keys that are not

@@ -38,7 +38,7 @@ use std::ops::Range;
 
 /// What a `.tr` file defines; decides which reserved blocks it may hold and whether it has
 /// a `test` hash.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum FileKind {
     Function,
     Type,

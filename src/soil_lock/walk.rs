@@ -1,0 +1,167 @@
+//! The walk of a soil root: every definition's stem with its `.tr`, `.lock` and `.soil`.
+//!
+//! Directories are listed in parallel, and with `stat` each `.tr` and `.lock` is statted
+//! right where it is listed, relative to its open directory (no path lookup from the root):
+//! on a warm run with the cache, listing and statting is all the file system work left.
+//!
+//! The rules are those of `fsutil::walker` as soil-lock used it: hidden files included,
+//! `.gitignore` not read, symlinks not followed, `fsutil::SKIPPED_DIRS` never entered, and
+//! paths that are not UTF-8 skipped.
+
+use crate::fsutil::SKIPPED_DIRS;
+use crate::statcache::Stat;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// One file of a definition found by the walk: its stat, if asked for and readable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum File {
+    Absent,
+    Present(Option<Stat>),
+}
+
+/// A definition: a stem with a `.tr` or a `.lock` (or both).
+#[derive(Debug)]
+pub struct Listed {
+    /// Root-relative, without extension: the definition's identity.
+    pub stem: String,
+    pub tr: File,
+    pub lock: File,
+    /// `f.soil` exists beside it.
+    pub soil: bool,
+}
+
+/// Every definition under `root`, sorted by stem. `root/manifest` (the derived manifest) is
+/// not a sidecar.
+pub fn definitions(root: &Path, manifest: &str, stat: bool) -> io::Result<Vec<Listed>> {
+    let mut out = walk(root, String::new(), manifest, stat)?;
+    out.par_sort_unstable_by(|a, b| a.stem.cmp(&b.stem));
+    Ok(out)
+}
+
+fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<Listed>> {
+    let mut here: HashMap<String, Listed> = HashMap::new();
+    let mut subdirs: Vec<(PathBuf, String)> = Vec::new();
+    let join = |name: &str| {
+        if rel.is_empty() {
+            name.to_string()
+        } else {
+            format!("{rel}/{name}")
+        }
+    };
+    let at = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", dir.display()));
+    for entry in fs::read_dir(dir).map_err(at)? {
+        let entry = entry.map_err(at)?;
+        let kind = entry.file_type().map_err(at)?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if kind.is_dir() {
+            if !SKIPPED_DIRS.contains(&name) {
+                subdirs.push((entry.path(), join(name)));
+            }
+            continue;
+        }
+        if !kind.is_file() || (rel.is_empty() && name == manifest) {
+            continue;
+        }
+        let Some((stem, ext)) = name.rsplit_once('.') else {
+            continue;
+        };
+        if !matches!(ext, "tr" | "lock" | "soil") {
+            continue;
+        }
+        let listed = here.entry(stem.to_string()).or_insert_with(|| Listed {
+            stem: join(stem),
+            tr: File::Absent,
+            lock: File::Absent,
+            soil: false,
+        });
+        // `DirEntry::metadata` stats relative to the directory being read; a file that
+        // vanished since the listing is statted again (and found missing) when taken in.
+        let found = || {
+            File::Present(
+                stat.then(|| entry.metadata().ok().map(|m| Stat::of(&m)))
+                    .flatten(),
+            )
+        };
+        match ext {
+            "tr" => listed.tr = found(),
+            "lock" => listed.lock = found(),
+            _ => listed.soil = true,
+        }
+    }
+    let nested: Vec<Vec<Listed>> = subdirs
+        .into_par_iter()
+        .map(|(path, rel)| walk(&path, rel, manifest, stat))
+        .collect::<io::Result<_>>()?;
+    let mut out: Vec<Listed> = here
+        .into_values()
+        .filter(|l| l.tr != File::Absent || l.lock != File::Absent)
+        .collect();
+    out.extend(nested.into_iter().flatten());
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_stems_with_their_files_and_skips_what_the_walker_skips() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for (path, text) in [
+            ("soil.toml", ""),
+            ("soil.lock", "{}"),
+            ("_project.tr", ""),
+            ("m/a.tr", ""),
+            ("m/a.lock", ""),
+            ("m/a.soil", ""),
+            ("m/b.lock", ""),
+            ("m/only.soil", ""),
+            ("m/soil.lock", "{}"),
+            ("m/.hidden/c.tr", ""),
+            ("node_modules/x.tr", ""),
+            (".lockgraph/y.tr", ""),
+            ("m/notes.md", ""),
+        ] {
+            let p = d.join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(d.join("m/a.tr"), d.join("m/link.tr")).unwrap();
+        let listed = definitions(d, "soil.lock", true).unwrap();
+        let got: Vec<(&str, bool, bool, bool)> = listed
+            .iter()
+            .map(|l| {
+                (
+                    l.stem.as_str(),
+                    l.tr != File::Absent,
+                    l.lock != File::Absent,
+                    l.soil,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("_project", true, false, false),
+                ("m/.hidden/c", true, false, false),
+                ("m/a", true, true, true),
+                ("m/b", false, true, false),
+                ("m/soil", false, true, false),
+            ]
+        );
+        let a = &listed[2];
+        let meta = fs::metadata(d.join("m/a.tr")).unwrap();
+        assert_eq!(a.tr, File::Present(Some(Stat::of(&meta))));
+        let unstatted = definitions(d, "soil.lock", false).unwrap();
+        assert_eq!(unstatted[2].tr, File::Present(None));
+    }
+}

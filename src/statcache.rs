@@ -1,0 +1,179 @@
+//! What the caches of both tools in `<root>/.lockgraph/` share: a file's stat as the proof
+//! that it is unchanged (with git's racy-timestamp rule), and the envelope of a cache file
+//! (a magic number, the engine that wrote it, postcard) with the handling of a file that
+//! cannot be read.
+
+use crate::fsutil::write_atomic;
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io;
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+/// The stat fields that change when a file's content is replaced or edited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stat {
+    pub size: u64,
+    pub mtime_ns: i128,
+    pub inode: u64,
+}
+
+impl Stat {
+    pub fn of(meta: &fs::Metadata) -> Stat {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128);
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Stat {
+            size: meta.len(),
+            mtime_ns,
+            inode,
+        }
+    }
+
+    /// Whether a file that now has this stat provably still holds what was recorded with
+    /// `recorded` in a cache file written at `written_ns` (that file's mtime).
+    ///
+    /// Size, mtime and inode must match, and — git's racy-timestamp rule — the recorded
+    /// mtime must be older than the cache file: a file modified in the same clock tick as
+    /// the cache was written may have changed again after it was read without its mtime
+    /// moving, so such an entry is not trusted (and the file is read again).
+    pub fn unchanged_since(&self, recorded: &Stat, written_ns: i128) -> bool {
+        self == recorded && recorded.mtime_ns < written_ns
+    }
+}
+
+/// The first bytes of every cache file.
+pub const MAGIC: &[u8; 4] = b"LGC1";
+
+/// What [`load`] found.
+pub enum Loaded<T> {
+    /// No such file.
+    Missing,
+    /// The file's content, and the file's mtime for [`Stat::unchanged_since`].
+    Fresh(T, i128),
+    /// Written by another engine (version or build): not wrong, just not ours; it is
+    /// rebuilt without a word.
+    OtherEngine,
+    /// Not a cache file, truncated, or undecodable: it was moved aside (or ignored, if it
+    /// could not be moved) with one warning line.
+    Broken,
+}
+
+/// Reads `dir/name`: [`MAGIC`], then postcard of the engine key (a string) followed by a
+/// `T`. `shown` is how the warning names the file (`.lockgraph/soil/0a.v1`).
+pub fn load<T: for<'de> Deserialize<'de>>(
+    dir: &Path,
+    name: &str,
+    engine: &str,
+    shown: &str,
+) -> Loaded<T> {
+    let path = dir.join(name);
+    let Ok(bytes) = fs::read(&path) else {
+        return Loaded::Missing;
+    };
+    let written = fs::metadata(&path)
+        .map(|m| Stat::of(&m).mtime_ns)
+        .unwrap_or(0);
+    let problem = match bytes.strip_prefix(MAGIC.as_slice()) {
+        None => "not a lockgraph cache".to_string(),
+        Some(body) => match postcard::take_from_bytes::<&str>(body) {
+            Ok((key, _)) if key != engine => return Loaded::OtherEngine,
+            Ok((_, rest)) => match postcard::from_bytes::<T>(rest) {
+                Ok(value) => return Loaded::Fresh(value, written),
+                Err(e) => format!("unreadable ({e})"),
+            },
+            Err(e) => format!("unreadable ({e})"),
+        },
+    };
+    let aside = dir.join(format!("{name}.bad"));
+    let what = if fs::rename(&path, &aside).is_ok() {
+        format!("moved aside to {shown}.bad")
+    } else {
+        "ignored".to_string()
+    };
+    eprintln!("warning: {shown}: {problem}; {what} and rebuilt");
+    Loaded::Broken
+}
+
+/// Replaces `dir/name` atomically with the envelope of `value` (see [`load`]).
+pub fn store<T: Serialize + ?Sized>(
+    dir: &Path,
+    name: &str,
+    engine: &str,
+    value: &T,
+) -> io::Result<()> {
+    // `to_stdvec` appends slices whole, where `to_extend` goes through `Extend` byte by
+    // byte: a 50,000-definition cache is 37 MB.
+    let body = postcard::to_stdvec(&(engine, value)).map_err(io::Error::other)?;
+    let mut bytes = Vec::with_capacity(MAGIC.len() + body.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&body);
+    write_atomic(&dir.join(name), &bytes)
+}
+
+/// Creates `dir` (a directory under `.lockgraph/`) and the `.gitignore` that keeps
+/// `.lockgraph/` out of version control.
+pub fn create_dir(lockgraph: &Path, dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let ignore = lockgraph.join(".gitignore");
+    if !ignore.exists() {
+        // Best effort: a missing .gitignore only means git shows the directory.
+        let _ = fs::write(&ignore, "*\n");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stat_is_trusted_only_when_older_than_the_cache() {
+        let s = Stat {
+            size: 3,
+            mtime_ns: 100,
+            inode: 7,
+        };
+        assert!(s.unchanged_since(&s, 101));
+        assert!(!s.unchanged_since(&s, 100), "same tick: racy");
+        assert!(!s.unchanged_since(&Stat { size: 4, ..s }, 101));
+        assert!(!s.unchanged_since(&Stat { inode: 8, ..s }, 101));
+    }
+
+    #[test]
+    fn envelopes_round_trip_and_tell_engines_and_damage_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        assert!(matches!(
+            load::<Vec<u32>>(d, "x", "e1", "x"),
+            Loaded::Missing
+        ));
+        store(d, "x", "e1", &vec![1u32, 2, 3]).unwrap();
+        match load::<Vec<u32>>(d, "x", "e1", "x") {
+            Loaded::Fresh(v, written) => {
+                assert_eq!(v, [1, 2, 3]);
+                assert!(written > 0);
+            }
+            _ => panic!("not read back"),
+        }
+        assert!(matches!(
+            load::<Vec<u32>>(d, "x", "e2", "x"),
+            Loaded::OtherEngine
+        ));
+        assert!(d.join("x").exists(), "another engine's file is left alone");
+        let good = fs::read(d.join("x")).unwrap();
+        fs::write(d.join("x"), &good[..good.len() - 1]).unwrap();
+        assert!(matches!(
+            load::<Vec<u32>>(d, "x", "e1", "x"),
+            Loaded::Broken
+        ));
+        assert!(!d.join("x").exists());
+        assert_eq!(fs::read(d.join("x.bad")).unwrap(), good[..good.len() - 1]);
+    }
+}

@@ -1,0 +1,354 @@
+//! soil-lock's cache in `.lockgraph/soil/` is a pure accelerator: every command prints the
+//! same bytes cold, warm and with `--no-cache`; an edit is always seen (also one that keeps
+//! size, mtime and inode, if its mtime is racy); a broken cache is moved aside and rebuilt,
+//! never trusted; and a run that learnt nothing writes nothing.
+
+mod common;
+
+use common::Tree;
+use std::fs;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+const SUM_TR: &str = "csvstats/sum.tr";
+const SUM_LOCK: &str = "csvstats/sum.lock";
+
+/// Exit code, stdout, stderr.
+type Run = (Option<i32>, String, String);
+
+fn run(tree: &Tree, args: &[&str]) -> Run {
+    let out = tree.soil_lock().args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn uncached(tree: &Tree, args: &[&str]) -> Run {
+    let mut with = vec!["--no-cache"];
+    with.extend_from_slice(args);
+    run(tree, &with)
+}
+
+/// The cache's files, sorted.
+fn cache_files(tree: &Tree) -> Vec<PathBuf> {
+    let mut out: Vec<_> = fs::read_dir(tree.path(".lockgraph/soil"))
+        .map(|d| {
+            d.map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "v1"))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// What changes when a file is replaced: a rewrite goes through a new inode.
+fn identities(tree: &Tree) -> Vec<(PathBuf, u64, SystemTime)> {
+    use std::os::unix::fs::MetadataExt;
+    cache_files(tree)
+        .into_iter()
+        .map(|p| {
+            let m = fs::metadata(&p).unwrap();
+            (p, m.ino(), m.modified().unwrap())
+        })
+        .collect()
+}
+
+/// The shard holding `csvstats/sum`: the one file whose entries mention it.
+fn shard_of_sum(tree: &Tree) -> PathBuf {
+    cache_files(tree)
+        .into_iter()
+        .find(|p| {
+            let bytes = fs::read(p).unwrap();
+            bytes.windows(12).any(|w| w == b"csvstats/sum")
+        })
+        .expect("a shard holds csvstats/sum")
+}
+
+fn set_mtime(tree: &Tree, rel: &str, t: SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(tree.path(rel))
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+/// Overwrites `rel` in place (same inode) with `text`, which must have the same length.
+fn overwrite_same_size(tree: &Tree, rel: &str, text: &str) {
+    assert_eq!(text.len(), tree.read(rel).len(), "same size");
+    fs::write(tree.path(rel), text).unwrap();
+}
+
+const COMMANDS: &[&[&str]] = &[
+    &["status", "--json"],
+    &["status"],
+    &["check"],
+    &["check", "--require", "verified", "--exported"],
+    &["check", "--require", "tested", "--tag", "stats"],
+    &["graph"],
+    &["graph", "--format", "json"],
+    &["graph", "--format", "mermaid"],
+    &["manifest", "--check"],
+    &["impact", "csvstats/sum", "--change", "soil", "--json"],
+    &["impact", "ref/stats.py"],
+    &["why", "csvstats/median", "--json"],
+];
+
+#[test]
+fn cold_warm_and_uncached_runs_print_the_same_bytes() {
+    let tree = Tree::copy_of("soil");
+    // Something to report in every command: a stale callee and a spec error.
+    let lock = tree.read(SUM_LOCK);
+    let at = lock.find("\"soil_hash\": \"sha256:").unwrap() + "\"soil_hash\": \"sha256:".len();
+    let mut edited = lock.clone();
+    edited.replace_range(at..at + 4, "beef");
+    tree.write(SUM_LOCK, &edited);
+    tree.write("text/broken.tr", "no front matter\n");
+    for args in COMMANDS {
+        fs::remove_dir_all(tree.path(".lockgraph")).ok();
+        let cold = run(&tree, args);
+        assert!(!cache_files(&tree).is_empty(), "{args:?}: cache written");
+        let warm = run(&tree, args);
+        assert_eq!(cold, warm, "{args:?}: warm run differs");
+        assert_eq!(cold, uncached(&tree, args), "{args:?}: --no-cache differs");
+        assert!(!cold.2.contains(".lockgraph"), "{args:?}: {}", cold.2);
+    }
+}
+
+#[test]
+fn refresh_and_manifest_write_the_same_files_through_a_warm_cache() {
+    let (cached, plain) = (Tree::copy_of("soil"), Tree::copy_of("soil"));
+    for tree in [&cached, &plain] {
+        tree.write(
+            SUM_TR,
+            &tree
+                .read(SUM_TR)
+                .replace("Adds the floats", "Adds up the floats"),
+        );
+        fs::remove_file(tree.path("text/trim.lock")).unwrap();
+    }
+    run(&cached, &["status"]);
+    assert_eq!(run(&cached, &["refresh"]), uncached(&plain, &["refresh"]));
+    assert_eq!(run(&cached, &["manifest"]), uncached(&plain, &["manifest"]));
+    for file in [SUM_LOCK, "text/trim.lock", "soil.lock"] {
+        assert_eq!(cached.read(file), plain.read(file), "{file}");
+    }
+    // The sidecars refresh rewrote are read again by the next warm run.
+    assert_eq!(run(&cached, &["status"]), uncached(&plain, &["status"]));
+    assert_eq!(run(&cached, &["manifest", "--check"]).0, Some(0));
+}
+
+#[test]
+fn a_warm_run_with_nothing_changed_writes_nothing() {
+    let tree = Tree::copy_of("soil");
+    run(&tree, &["status"]);
+    let before = identities(&tree);
+    assert!(before.len() > 1, "shards and the externals: {before:?}");
+    assert!(
+        tree.path(".lockgraph/soil/externals.v1").exists(),
+        "the oracles' files are kept too"
+    );
+    run(&tree, &["status"]);
+    run(&tree, &["check"]);
+    assert_eq!(identities(&tree), before);
+}
+
+#[test]
+fn edits_to_a_spec_and_a_sidecar_are_seen_and_rewrite_one_shard() {
+    let tree = Tree::copy_of("soil");
+    run(&tree, &["status", "--json"]);
+    let before = identities(&tree);
+    let sum_shard = shard_of_sum(&tree);
+
+    tree.write(
+        SUM_TR,
+        &tree
+            .read(SUM_TR)
+            .replace("Adds the floats", "Adds up the floats"),
+    );
+    let warm = run(&tree, &["status", "--json"]);
+    assert_eq!(warm, uncached(&tree, &["status", "--json"]));
+    let sum = &common::json(warm.1.as_bytes())["defs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["path"] == "csvstats/sum")
+        .unwrap()
+        .clone();
+    assert_eq!(sum["flags"], serde_json::json!(["prose-stale"]));
+    let after = identities(&tree);
+    let rewritten: Vec<_> = before
+        .iter()
+        .zip(&after)
+        .filter(|(a, b)| a != b)
+        .map(|(a, _)| a.0.clone())
+        .collect();
+    assert_eq!(rewritten, [sum_shard], "only the edited definition's shard");
+
+    tree.write(
+        SUM_LOCK,
+        &tree
+            .read(SUM_LOCK)
+            .replace("\"accepted\": true", "\"accepted\": false"),
+    );
+    let warm = run(&tree, &["status"]);
+    assert_eq!(warm, uncached(&tree, &["status"]));
+    let line = warm
+        .1
+        .lines()
+        .find(|l| l.starts_with("csvstats/sum "))
+        .unwrap();
+    assert!(!line.contains("accepted"), "{line}");
+}
+
+#[test]
+fn new_and_deleted_definitions_are_seen() {
+    let tree = Tree::copy_of("soil");
+    run(&tree, &["status"]);
+    fs::remove_file(tree.path("text/trim.tr")).unwrap();
+    fs::remove_file(tree.path("text/trim.lock")).unwrap();
+    tree.write(
+        "text/upper.tr",
+        &tree.read("text/words.tr").replace("words", "upper"),
+    );
+    let warm = run(&tree, &["status"]);
+    assert_eq!(warm, uncached(&tree, &["status"]));
+    assert!(!warm.1.contains("text/trim"), "{}", warm.1);
+    assert!(warm.1.contains("text/upper"), "{}", warm.1);
+    // The gone definition's entry is dropped: nothing keeps a stale entry alive.
+    let kept = cache_files(&tree)
+        .iter()
+        .any(|p| fs::read(p).unwrap().windows(9).any(|w| w == b"text/trim"));
+    assert!(!kept);
+    assert_eq!(run(&tree, &["status"]), warm);
+}
+
+#[test]
+fn an_edited_reference_file_is_seen() {
+    let tree = Tree::copy_of("soil");
+    assert_eq!(run(&tree, &["check"]).0, Some(0));
+    tree.write(
+        "ref/stats.py",
+        &format!("{}\n# edited\n", tree.read("ref/stats.py")),
+    );
+    let warm = run(&tree, &["why", "csvstats/median"]);
+    assert_eq!(warm, uncached(&tree, &["why", "csvstats/median"]));
+    assert!(warm.1.contains("stale-oracle"), "{}", warm.1);
+}
+
+#[test]
+fn a_same_stat_edit_with_a_racy_timestamp_is_reread() {
+    let tree = Tree::copy_of("soil");
+    // The spec's mtime is not older than the cache this run writes: git's "racily clean"
+    // case, where size, mtime and inode cannot prove that a later edit did not happen.
+    let stamp = SystemTime::now() + Duration::from_secs(3600);
+    set_mtime(&tree, SUM_TR, stamp);
+    let before = run(&tree, &["status", "--json"]);
+    // Same size, same inode, same mtime, different bytes: only the racy rule catches it.
+    overwrite_same_size(&tree, SUM_TR, &tree.read(SUM_TR).replace("Adds", "Sums"));
+    set_mtime(&tree, SUM_TR, stamp);
+    let after = run(&tree, &["status", "--json"]);
+    assert_ne!(before.1, after.1, "the edit is seen");
+    assert_eq!(after, uncached(&tree, &["status", "--json"]));
+    // A rewrite could not settle an mtime in the future, so nothing was written for it.
+    let shard = identities(&tree);
+    run(&tree, &["status", "--json"]);
+    assert_eq!(identities(&tree), shard);
+}
+
+#[test]
+fn a_file_whose_stat_is_unchanged_and_older_than_the_cache_is_not_read_again() {
+    // The other side of the racy rule, and the proof that a warm run uses the cache: an
+    // edit that restores size, inode and an mtime older than the cache is not seen until
+    // the stat changes. (No editor does this; git makes the same trade.)
+    let tree = Tree::copy_of("soil");
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    set_mtime(&tree, SUM_LOCK, old);
+    let before = run(&tree, &["status"]);
+    let edited = tree
+        .read(SUM_LOCK)
+        .replace("\"accepted\": true", "\"accepted\": tru_");
+    overwrite_same_size(&tree, SUM_LOCK, &edited);
+    set_mtime(&tree, SUM_LOCK, old);
+    assert_eq!(run(&tree, &["status"]), before, "served from the cache");
+    assert_eq!(
+        uncached(&tree, &["status"]).0,
+        Some(2),
+        "the file itself is broken"
+    );
+    set_mtime(&tree, SUM_LOCK, SystemTime::now() - Duration::from_secs(60));
+    assert_eq!(run(&tree, &["status"]).0, Some(2), "a new mtime is read");
+}
+
+#[test]
+fn corrupt_and_truncated_shards_are_moved_aside_with_one_warning() {
+    let tree = Tree::copy_of("soil");
+    let expected = uncached(&tree, &["status", "--json"]);
+    run(&tree, &["status", "--json"]);
+    let shard = shard_of_sum(&tree);
+    let name = shard.file_name().unwrap().to_string_lossy().into_owned();
+    let good = fs::read(&shard).unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "garbage",
+            b"not a cache at all".to_vec(),
+            "not a lockgraph cache",
+        ),
+        ("truncated", good[..good.len() / 2].to_vec(), "unreadable"),
+    ];
+    for (what, bytes, says) in cases {
+        fs::write(&shard, &bytes).unwrap();
+        let (code, stdout, stderr) = run(&tree, &["status", "--json"]);
+        assert_eq!((code, &stdout), (expected.0, &expected.1), "{what}");
+        assert!(stderr.contains(says), "{what}: {stderr}");
+        assert!(stderr.contains("moved aside"), "{what}: {stderr}");
+        assert_eq!(
+            stderr.lines().filter(|l| l.contains(".lockgraph")).count(),
+            1,
+            "{what}: one line: {stderr}"
+        );
+        let aside = tree.path(&format!(".lockgraph/soil/{name}.bad"));
+        assert_eq!(fs::read(aside).unwrap(), bytes, "{what}");
+        // Rebuilt: the next run is quiet and identical.
+        assert_eq!(run(&tree, &["status", "--json"]), expected, "{what}");
+        assert_eq!(fs::read(&shard).unwrap(), good, "{what}: rebuilt as it was");
+    }
+}
+
+#[test]
+fn another_engines_shard_is_rebuilt_without_a_word() {
+    let tree = Tree::copy_of("soil");
+    let expected = uncached(&tree, &["status", "--json"]);
+    run(&tree, &["status", "--json"]);
+    let shard = shard_of_sum(&tree);
+    let good = fs::read(&shard).unwrap();
+    let mut foreign = b"LGC1".to_vec();
+    let engine = "0.0.0+soil0 other-build";
+    foreign.push(engine.len() as u8);
+    foreign.extend(engine.as_bytes());
+    foreign.push(0);
+    fs::write(&shard, &foreign).unwrap();
+    assert_eq!(run(&tree, &["status", "--json"]), expected);
+    assert_eq!(fs::read(&shard).unwrap(), good);
+    let moved_aside = fs::read_dir(tree.path(".lockgraph/soil"))
+        .unwrap()
+        .any(|e| e.unwrap().path().extension().is_some_and(|x| x == "bad"));
+    assert!(!moved_aside);
+}
+
+#[test]
+fn no_cache_reads_and_writes_none() {
+    let tree = Tree::copy_of("soil");
+    uncached(&tree, &["status"]);
+    assert!(!tree.path(".lockgraph").exists());
+    // And a broken cache is not even looked at.
+    run(&tree, &["status"]);
+    let shard = shard_of_sum(&tree);
+    fs::write(&shard, b"garbage").unwrap();
+    let (_, _, stderr) = uncached(&tree, &["status"]);
+    assert!(!stderr.contains(".lockgraph"), "{stderr}");
+    assert_eq!(fs::read(&shard).unwrap(), b"garbage");
+}
