@@ -21,3 +21,4 @@ pub mod copy_audit;
 pub mod fsutil;
 pub mod progress;
 pub mod soil_lock;
+pub mod timings;

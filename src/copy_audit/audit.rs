@@ -1,7 +1,7 @@
 //! The audit run: files in scope → (caches) → engine → report, `--fix`,
 //! `--list-unsegmented`, `--require-reviewed` and `--self-test`.
 
-use super::cache::{CachedReport, Caches, ENGINE_VERSION, Stat};
+use super::cache::{CachedReport, Caches, ENGINE_VERSION, LockInfo, Stat};
 use super::cli::{AuditArgs, OutputFormat};
 use super::lockview::LockView;
 use super::report::{self, AuditReport, ReviewStatus, Unsegmented, UnsegmentedReport};
@@ -91,11 +91,16 @@ struct Scanned {
     read: bool,
 }
 
-/// Stats a file, and reads and hashes it only if the stat index cannot vouch for it.
-fn scan_one(ws: &Workspace, path: &str, caches: Option<&Caches>) -> Result<Scanned, Failure> {
+/// Reads and hashes a file only if the stat index vouches for neither; `stat` was taken
+/// when the walk found the file.
+fn scan_one(
+    ws: &Workspace,
+    path: &str,
+    stat: Stat,
+    caches: Option<&Caches>,
+) -> Result<Scanned, Failure> {
     let abs = ws.root.join(path);
     let io = |e: std::io::Error| Failure::new(format!("{path}: {e}"));
-    let stat = Stat::of(&fs::metadata(&abs).map_err(io)?);
     if let Some(hash) = caches.and_then(|c| c.known_hash(path, &stat)) {
         return Ok(Scanned {
             stat,
@@ -203,11 +208,12 @@ struct Outcome1 {
     computed: bool,
 }
 
-/// Audits every file in `paths`, from the caches where they vouch for the inputs.
+/// Audits every file in `files` (paths with the stats the walk took), from the caches where
+/// they vouch for the inputs.
 pub fn audit(
     ws: &Workspace,
     lock: &LockView,
-    paths: &[String],
+    files: &[(String, Stat)],
     mut caches: Option<Caches>,
     progress: &Progress,
 ) -> Result<Audit, Failure> {
@@ -223,15 +229,16 @@ pub fn audit(
         .as_bytes(),
     );
     let shared = caches.as_ref();
-    let outcomes: Vec<Outcome1> = paths
+    let scan = crate::timings::phase("stat, read, audit");
+    let outcomes: Vec<Outcome1> = files
         .par_chunks(CHUNK)
         .map(|chunk| {
             let mut db: Option<Database> = None;
             chunk
                 .iter()
-                .map(|path| {
+                .map(|(path, stat)| {
                     progress.inc();
-                    let mut scanned = scan_one(ws, path, shared)?;
+                    let mut scanned = scan_one(ws, path, *stat, shared)?;
                     let state = lock.state(path, scanned.hash);
                     let key = findings_key(path, &scanned.hash, state, lock, &settings_key);
                     if shared.is_some_and(|c| c.findings(&key).is_some()) {
@@ -259,7 +266,7 @@ pub fn audit(
                         path.clone(),
                         Format::from_path(path),
                         Source::new(bytes),
-                        lock.entry(path)?,
+                        lock.take_entry(path)?,
                     );
                     let report = engine::report(db, file).clone();
                     Ok(Outcome1 {
@@ -275,6 +282,8 @@ pub fn audit(
         .into_iter()
         .flatten()
         .collect();
+    drop(scan);
+    let _merge = crate::timings::phase("merge and save caches");
     let mut outcomes = outcomes;
     if let Some(c) = caches.as_mut() {
         // Files with equal keys (identical content and spans) share one cached report: the
@@ -283,7 +292,7 @@ pub fn audit(
         for i in 0..outcomes.len() {
             let o = &outcomes[i];
             if o.scanned.read {
-                c.record_stat(&paths[i], o.scanned.stat, o.scanned.hash);
+                c.record_stat(&files[i].0, o.scanned.stat, o.scanned.hash);
             }
             if o.computed {
                 let cached = CachedReport {
@@ -314,19 +323,23 @@ pub fn audit(
             // this run took out of it back.
             let by_key: HashMap<[u8; 32], &Outcome1> =
                 outcomes.iter().map(|o| (o.key, o)).collect();
-            c.save(|key| {
-                by_key.get(key).map(|o| CachedReport {
-                    findings: o.report.findings.clone(),
-                    error: o.report.error.clone(),
-                })
-            });
+            c.save(
+                |key| {
+                    by_key.get(key).map(|o| CachedReport {
+                        findings: o.report.findings.clone(),
+                        error: o.report.error.clone(),
+                    })
+                },
+                lock.summary(),
+            );
         }
         // The process ends soon after: freeing every cached entry one by one would cost
         // more than the whole warm audit of a small tree (a sixth of it on a large one).
         other => std::mem::forget(other),
     }
-    let files = paths
+    let files = files
         .iter()
+        .map(|(path, _)| path)
         .zip(outcomes)
         .map(|(path, o)| Audited {
             path: path.clone(),
@@ -354,19 +367,25 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     if args.watch {
         return super::watch::run(ws, matcher).map(|()| Outcome::Clean);
     }
-    let paths = ws.files_in_scope(&matcher)?;
+    let walk = crate::timings::phase("walk and stat");
+    let mut files = ws.scope_with_stats(&matcher)?;
+    drop(walk);
     if args.fix {
-        fix::run(ws, &paths, args.fix_unsegmented, args.quiet)?;
+        fix::run(ws, &files, args.fix_unsegmented, args.quiet)?;
+        // The fixes changed files: the stats the walk took no longer describe them.
+        files = ws.scope_with_stats(&matcher)?;
     }
     // After --fix the lockfile may have been re-anchored: it is read (or its summary
     // checked against it) only now.
+    let open = crate::timings::phase("open caches and lockfile");
     let mut caches = (!args.no_cache).then(|| Caches::open(&ws.root));
     let lock = LockView::open(ws, caches.as_mut())?;
+    drop(open);
     if args.list_unsegmented {
-        return list_unsegmented(ws, &lock, &paths, format, caches);
+        return list_unsegmented(ws, &lock, &files, format, caches);
     }
-    let progress = Progress::new(paths.len(), "auditing", args.quiet);
-    let audit = audit(ws, &lock, &paths, caches, &progress)?;
+    let progress = Progress::new(files.len(), "auditing", args.quiet);
+    let audit = audit(ws, &lock, &files, caches, &progress)?;
     drop(progress);
     if args.verbose {
         for f in &audit.files {
@@ -380,7 +399,9 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     }
     let review = args.require_reviewed.then(|| review_status(&lock, &audit));
     let summary = AuditReport::new(&audit, review);
+    let print = crate::timings::phase("print");
     report::print_audit(ws, &summary, &audit, format);
+    drop(print);
     let gate_failed = summary
         .review_status
         .as_ref()
@@ -416,20 +437,21 @@ fn review_status(lock: &LockView, audit: &Audit) -> ReviewStatus {
 fn list_unsegmented(
     ws: &Workspace,
     lock: &LockView,
-    paths: &[String],
+    files: &[(String, Stat)],
     format: OutputFormat,
     mut caches: Option<Caches>,
 ) -> Result<Outcome, Failure> {
-    let scanned: Vec<Scanned> = paths
+    let paths: Vec<&String> = files.iter().map(|(p, _)| p).collect();
+    let scanned: Vec<Scanned> = files
         .par_iter()
-        .map(|p| {
-            let mut s = scan_one(ws, p, caches.as_ref())?;
+        .map(|(p, stat)| {
+            let mut s = scan_one(ws, p, *stat, caches.as_ref())?;
             s.bytes = None; // only the hash matters here
             Ok(s)
         })
         .collect::<Result<_, Failure>>()?;
     let mut unsegmented = Vec::new();
-    for (path, s) in paths.iter().zip(&scanned) {
+    for (&path, s) in paths.iter().zip(&scanned) {
         let state = lock.state(path, s.hash);
         let reason = match state {
             EntryState::Fresh => continue,
@@ -441,22 +463,19 @@ fn list_unsegmented(
         unsegmented.push(Unsegmented {
             path: path.clone(),
             reason,
-            expected_hash: lock
-                .info(path)
-                .filter(|_| stale)
-                .map(|i| i.hash_text.clone()),
+            expected_hash: lock.info(path).filter(|_| stale).map(LockInfo::hash_text),
             actual_hash: stale.then(|| s.hash.to_string()),
         });
     }
     if let Some(c) = caches.as_mut() {
-        for (path, s) in paths.iter().zip(&scanned) {
+        for (&path, s) in paths.iter().zip(&scanned) {
             if s.read {
                 c.record_stat(path, s.stat, s.hash);
             }
         }
     }
     if let Some(c) = caches {
-        c.save(|_| None);
+        c.save(|_| None, lock.summary());
     }
     let out = UnsegmentedReport {
         total_files: paths.len(),
