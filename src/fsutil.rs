@@ -22,6 +22,17 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
 /// Replaces `path` with `bytes` through a synced temporary file in the same directory and
 /// a rename, keeping the target's permissions.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, true)
+}
+
+/// [`write_atomic`] without waiting for the disk: for caches, which a crash may leave
+/// stale or garbled but never wrong — every reader checks and rebuilds them — and whose
+/// `fsync` was most of the time a one-file edit took to save them.
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, false)
+}
+
+fn replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -36,7 +47,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         if let Ok(meta) = fs::metadata(path) {
             tmp.file.set_permissions(meta.permissions())?;
         }
-        tmp.file.sync_all()?;
+        if sync {
+            tmp.file.sync_all()?;
+        }
         fs::rename(&tmp.path, path)
     })();
     if result.is_err() {

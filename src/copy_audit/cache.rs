@@ -15,7 +15,7 @@
 //! warning and rebuilt; writes replace files atomically, so concurrent runs cannot
 //! corrupt them (the last writer wins).
 
-use crate::fsutil::write_atomic;
+use crate::fsutil::write_atomic_unsynced;
 use lockgraph_queries::copy::engine::{FileError, Finding};
 use lockgraph_queries::hash::ContentHash;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -163,10 +163,14 @@ impl Caches {
             lock_summary: None,
             lock_summary_wanted: None,
         };
-        if let Some((file, written)) = caches.load::<LockSummaryFile>(LOCK_SUMMARY_FILE) {
+        let (summary, stats) = rayon::join(
+            || caches.load::<LockSummaryFile>(LOCK_SUMMARY_FILE),
+            || caches.load::<StatFile>(STAT_FILE),
+        );
+        if let Some((file, written)) = summary {
             caches.lock_summary = Some((file.summary, written));
         }
-        if let Some((file, written)) = caches.load::<StatFile>(STAT_FILE) {
+        if let Some((file, written)) = stats {
             caches.stat_written_ns = written;
             caches.stats = file
                 .entries
@@ -189,32 +193,8 @@ impl Caches {
         })
     }
 
-    /// Reads one cache file; anything unreadable is moved aside with a warning.
     fn load<T: for<'de> Deserialize<'de> + HasEngine>(&self, name: &str) -> Option<(T, i128)> {
-        let path = self.dir.join(name);
-        let bytes = fs::read(&path).ok()?;
-        let written = fs::metadata(&path)
-            .map(|m| Stat::of(&m).mtime_ns)
-            .unwrap_or(0);
-        let problem = match bytes.strip_prefix(MAGIC.as_slice()) {
-            None => "not a lockgraph cache".to_string(),
-            Some(body) => match postcard::from_bytes::<T>(body) {
-                Ok(v) if v.engine() == ENGINE_VERSION => return Some((v, written)),
-                Ok(v) => format!("written by engine {}", v.engine()),
-                Err(e) => format!("unreadable ({e})"),
-            },
-        };
-        let aside = self.dir.join(format!("{name}.bad"));
-        let moved = fs::rename(&path, &aside).is_ok();
-        eprintln!(
-            "warning: .lockgraph/{name}: {problem}; {} and rebuilt",
-            if moved {
-                format!("moved aside to .lockgraph/{name}.bad")
-            } else {
-                "ignored".to_string()
-            }
-        );
-        None
+        load_file(&self.dir, name)
     }
 
     /// The content hash of `path` if its stat matches the index and is not racy.
@@ -356,21 +336,58 @@ impl Caches {
     }
 
     fn write<T: Serialize>(&self, name: &str, value: &T) {
-        let bytes = match postcard::to_extend(value, MAGIC.to_vec()) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("warning: .lockgraph/{name}: {e}; not saved");
-                return;
-            }
-        };
-        // A cache is rewritten only when it changed, so comparing first would only cost.
-        if let Err(e) = write_atomic(&self.dir.join(name), &bytes) {
-            eprintln!("warning: .lockgraph/{name}: {e}; not saved");
-        }
+        write_file(&self.dir, name, value);
     }
 }
 
-trait HasEngine {
+/// Reads one cache file of `dir` with its mtime; anything unreadable is moved aside with a
+/// warning.
+pub(super) fn load_file<T: for<'de> Deserialize<'de> + HasEngine>(
+    dir: &Path,
+    name: &str,
+) -> Option<(T, i128)> {
+    let path = dir.join(name);
+    let bytes = fs::read(&path).ok()?;
+    let written = fs::metadata(&path)
+        .map(|m| Stat::of(&m).mtime_ns)
+        .unwrap_or(0);
+    let problem = match bytes.strip_prefix(MAGIC.as_slice()) {
+        None => "not a lockgraph cache".to_string(),
+        Some(body) => match postcard::from_bytes::<T>(body) {
+            Ok(v) if v.engine() == ENGINE_VERSION => return Some((v, written)),
+            Ok(v) => format!("written by engine {}", v.engine()),
+            Err(e) => format!("unreadable ({e})"),
+        },
+    };
+    let aside = dir.join(format!("{name}.bad"));
+    let moved = fs::rename(&path, &aside).is_ok();
+    eprintln!(
+        "warning: .lockgraph/{name}: {problem}; {} and rebuilt",
+        if moved {
+            format!("moved aside to .lockgraph/{name}.bad")
+        } else {
+            "ignored".to_string()
+        }
+    );
+    None
+}
+
+/// Replaces one cache file of `dir` atomically; a failure is a warning, never an error.
+pub(super) fn write_file<T: Serialize>(dir: &Path, name: &str, value: &T) {
+    let bytes = match postcard::to_extend(value, MAGIC.to_vec()) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("warning: .lockgraph/{name}: {e}; not saved");
+            return;
+        }
+    };
+    // A cache is rewritten only when it changed, so comparing first would only cost.
+    if let Err(e) = write_atomic_unsynced(&dir.join(name), &bytes) {
+        eprintln!("warning: .lockgraph/{name}: {e}; not saved");
+    }
+}
+
+pub(super) trait HasEngine {
     fn engine(&self) -> &str;
 }
 

@@ -10,6 +10,7 @@
 
 use super::Failure;
 use super::cache::{Caches, LockInfo, Stat};
+use super::entrycache::{self, EntryStore};
 use super::workspace::Workspace;
 use lockgraph_queries::copy::engine::{self, EntryState};
 use lockgraph_queries::copy::lockfile::{self, Backend, Entry, Lockfile};
@@ -25,6 +26,9 @@ pub struct LockView<'a> {
     prompt_outdated: bool,
     /// The parsed lockfile, once an entry is needed; entries are handed out (moved) once.
     full: OnceLock<Result<Mutex<Lockfile>, String>>,
+    /// Entries from `.lockgraph/` while they vouch for the lockfile: what spares parsing
+    /// it when a few files changed.
+    store: Option<EntryStore>,
 }
 
 /// What an entry's spans contribute to a findings key: what the filter reads of each span
@@ -85,11 +89,16 @@ impl<'a> LockView<'a> {
                 summary: s.entries,
                 prompt_outdated: s.prompt_outdated,
                 full: OnceLock::new(),
+                store: Some(EntryStore::new(&ws.root, stat)),
             });
         }
         let read = crate::timings::phase("read lockfile");
         let lock = ws.read_lockfile()?;
         drop(read);
+        if let (Some(stat), Some(_)) = (stat, caches.as_ref()) {
+            let _write = crate::timings::phase("write lockfile entries");
+            entrycache::write(&ws.root, &lock, stat);
+        }
         let _summary = crate::timings::phase("summarise lockfile");
         let view = LockView::parsed(ws, lock);
         if let (Some(stat), Some(c)) = (stat, caches) {
@@ -105,6 +114,7 @@ impl<'a> LockView<'a> {
             summary: summarize(&lock),
             prompt_outdated: prompt_outdated(&lock),
             full: OnceLock::from(Ok(Mutex::new(lock))),
+            store: None,
         }
     }
 
@@ -136,7 +146,13 @@ impl<'a> LockView<'a> {
         if self.info(path).is_none() {
             return Ok(None);
         }
+        if self.full.get().is_none()
+            && let Some(entry) = self.store.as_ref().and_then(|s| s.entry(path))
+        {
+            return Ok(entry);
+        }
         let full = self.full.get_or_init(|| {
+            let _read = crate::timings::phase("read lockfile");
             self.ws
                 .read_lockfile()
                 .map(Mutex::new)
