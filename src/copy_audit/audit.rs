@@ -371,24 +371,29 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
         return super::watch::run(ws, matcher).map(|()| Outcome::Clean);
     }
     let walk = crate::timings::phase("walk and stat, open caches");
-    // The walk waits on the file system, decoding the caches on the CPU: side by side.
-    let (files, mut caches) = rayon::join(
+    // The walk waits on the file system while the caches and the lockfile are decoded on
+    // the CPU: side by side. `--fix` may re-anchor the lockfile, so then it is opened
+    // after the fixes.
+    let (files, (mut caches, lock)) = rayon::join(
         || ws.scope_with_stats(&matcher),
-        || (!args.no_cache).then(|| Caches::open(&ws.root)),
+        || {
+            let mut caches = (!args.no_cache).then(|| Caches::open(&ws.root));
+            let lock = (!args.fix).then(|| LockView::open(ws, caches.as_mut()));
+            (caches, lock)
+        },
     );
     let mut files = files?;
     drop(walk);
-    if args.fix {
-        fix::run(ws, &files, args.fix_unsegmented, args.quiet)?;
-        // The fixes changed files: the stats the walk took no longer describe them (the
-        // stat index and the lockfile summary notice by their own stats).
-        files = ws.scope_with_stats(&matcher)?;
-    }
-    // After --fix the lockfile may have been re-anchored: it is read (or its summary
-    // checked against it) only now.
-    let open = crate::timings::phase("open lockfile");
-    let lock = LockView::open(ws, caches.as_mut())?;
-    drop(open);
+    let lock = match lock {
+        Some(lock) => lock?,
+        None => {
+            fix::run(ws, &files, args.fix_unsegmented, args.quiet)?;
+            // The fixes changed files: the stats the walk took no longer describe them
+            // (the stat index and the lockfile summary notice by their own stats).
+            files = ws.scope_with_stats(&matcher)?;
+            LockView::open(ws, caches.as_mut())?
+        }
+    };
     if args.list_unsegmented {
         return list_unsegmented(ws, &lock, &files, format, caches);
     }
