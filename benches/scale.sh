@@ -4,13 +4,19 @@
 # floor (walk + read + SHA-256 every input, in parallel) — each time also as a multiple of
 # the floor, all measured in this run on this machine. Medians over $RUNS runs.
 #
-#   bash benches/scale.sh                      # copy 1k 10k 100k, soil 1k 10k 50k
-#   COPY_SIZES="1000" SOIL_SIZES="1000" RUNS=3 bash benches/scale.sh
+# The copy corpora have typography mistakes in 0.1% of words (COPY_MISTAKES, in percent:
+# an audited repository, about 0.4 findings per file); HARSH_SIZES adds rows for corpora at
+# 2% (about 8 findings per file), where printing the findings is a large part of a run.
+#
+#   bash benches/scale.sh                      # copy 1k 10k 100k (+100k at 2%), soil 1k 10k 50k
+#   COPY_SIZES="1000" HARSH_SIZES="" SOIL_SIZES="1000" RUNS=3 bash benches/scale.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-COPY_SIZES=${COPY_SIZES:-"1000 10000 100000"}
-SOIL_SIZES=${SOIL_SIZES:-"1000 10000 50000"}
+COPY_SIZES=${COPY_SIZES-"1000 10000 100000"}
+COPY_MISTAKES=${COPY_MISTAKES:-0.1}
+HARSH_SIZES=${HARSH_SIZES-"100000"}
+SOIL_SIZES=${SOIL_SIZES-"1000 10000 50000"}
 RUNS=${RUNS:-5}
 WORK=${WORK:-/tmp/lockgraph-scale}
 mkdir -p "$WORK"
@@ -59,11 +65,20 @@ echo
 printf '%-10s %8s | %9s | %16s | %16s | %16s | %9s\n' tool N floor cold warm "one edit" "peak RSS"
 printf '%s\n' "-----------+----------+-----------+------------------+------------------+------------------+----------"
 
-for n in $COPY_SIZES; do
-  dir="$WORK/copy-$n"
-  [ -f "$dir/.copy-editor.yaml" ] || "$GEN" copy "$dir" "$n"
-  edit="$dir/content/cs/000/doc1.md"
+copy_rows() {
+  local sizes=$1 mistakes=$2
+  for n in $sizes; do
+    copy_row "$n" "$mistakes"
+  done
+}
+
+copy_row() {
+  local n=$1 mistakes=$2
+  local dir="$WORK/copy-$n-m$mistakes"
+  [ -f "$dir/.copy-editor.yaml" ] || "$GEN" copy "$dir" "$n" 42 --mistakes "$mistakes"
+  local edit="$dir/content/cs/000/doc1.md"
   [ -f "$edit" ] || edit=$(find "$dir/content" -name '*.md' | head -n 1)
+  local floor cold rss_cold warm rss_warm edited rss_edit rss
   read -r floor _ < <(measure ":" "$FLOOR" "$dir" md json tsx)
   cd "$dir"
   read -r cold rss_cold < <(measure "rm -rf .lockgraph" "$COPY_AUDIT" --json)
@@ -72,10 +87,13 @@ for n in $COPY_SIZES; do
   read -r edited rss_edit < <(measure "echo 'Doplněná věta číslo '\$RANDOM'.' >> '$edit'" "$COPY_AUDIT" --json)
   cd - >/dev/null
   rss=$(printf '%s\n' "$rss_cold" "$rss_warm" "$rss_edit" | sort -n | tail -n 1)
-  printf '%-10s %8s | %6s ms | %6s ms %7s | %6s ms %7s | %6s ms %7s | %6s MB\n' copy-audit "$n" "$floor" \
+  printf '%-10s %8s | %6s ms | %6s ms %7s | %6s ms %7s | %6s ms %7s | %6s MB\n' "copy $mistakes%" "$n" "$floor" \
     "$cold" "$(ratio "$cold" "$floor")" "$warm" "$(ratio "$warm" "$floor")" \
     "$edited" "$(ratio "$edited" "$floor")" "$(( rss / 1024 ))"
-done
+}
+
+copy_rows "$COPY_SIZES" "$COPY_MISTAKES"
+copy_rows "$HARSH_SIZES" 2
 
 for n in $SOIL_SIZES; do
   dir="$WORK/soil-$n"

@@ -22,6 +22,17 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
 /// Replaces `path` with `bytes` through a synced temporary file in the same directory and
 /// a rename, keeping the target's permissions.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, true)
+}
+
+/// [`write_atomic`] without waiting for the disk: for caches, which a crash may leave
+/// stale or garbled but never wrong — every reader checks and rebuilds them — and whose
+/// `fsync` was most of the time a one-file edit took to save them.
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, false)
+}
+
+fn replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -36,7 +47,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         if let Ok(meta) = fs::metadata(path) {
             tmp.file.set_permissions(meta.permissions())?;
         }
-        tmp.file.sync_all()?;
+        if sync {
+            tmp.file.sync_all()?;
+        }
         fs::rename(&tmp.path, path)
     })();
     if result.is_err() {
@@ -117,7 +130,12 @@ pub const SKIPPED_DIRS: &[&str] = &[
 /// (soil-lock lists its roots with `soil_lock::walk`, by the same rules without
 /// `.gitignore`, in parallel and statting as it goes.)
 pub fn walker(root: &Path, git_ignore: bool) -> ignore::Walk {
-    ignore::WalkBuilder::new(root)
+    walk_builder(root, git_ignore).build()
+}
+
+fn walk_builder(root: &Path, git_ignore: bool) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
         .hidden(false)
         .git_ignore(git_ignore)
         .git_global(false)
@@ -129,8 +147,85 @@ pub fn walker(root: &Path, git_ignore: bool) -> ignore::Walk {
             !(e.file_type().is_some_and(|t| t.is_dir())
                 && e.depth() > 0
                 && SKIPPED_DIRS.iter().any(|d| e.file_name() == *d))
-        })
-        .build()
+        });
+    builder
+}
+
+/// [`walker`] on the walker's own threads: `visit` sees every entry and the values it
+/// returns are collected, in no particular order. A warm audit of a large tree is mostly
+/// walking and statting, and both spread over cores; the first walking error ends the walk
+/// and is returned.
+pub fn walk_parallel<T: Send>(
+    root: &Path,
+    git_ignore: bool,
+    visit: impl Fn(&ignore::DirEntry) -> Option<T> + Sync,
+) -> Result<Vec<T>, ignore::Error> {
+    use ignore::{ParallelVisitor, ParallelVisitorBuilder, WalkState};
+    use std::sync::Mutex;
+
+    struct Shared<T> {
+        out: Vec<T>,
+        error: Option<ignore::Error>,
+    }
+    struct Visitor<'s, T, F> {
+        local: Vec<T>,
+        shared: &'s Mutex<Shared<T>>,
+        visit: &'s F,
+    }
+    impl<T: Send, F: Fn(&ignore::DirEntry) -> Option<T> + Sync> ParallelVisitor for Visitor<'_, T, F> {
+        fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> WalkState {
+            match entry {
+                Ok(e) => {
+                    self.local.extend((self.visit)(&e));
+                    WalkState::Continue
+                }
+                Err(e) => {
+                    let mut shared = self.shared.lock().expect("no visitor panics");
+                    shared.error.get_or_insert(e);
+                    WalkState::Quit
+                }
+            }
+        }
+    }
+    impl<T, F> Drop for Visitor<'_, T, F> {
+        fn drop(&mut self) {
+            if let Ok(mut shared) = self.shared.lock() {
+                shared.out.append(&mut self.local);
+            }
+        }
+    }
+    struct Builder<'s, T, F> {
+        shared: &'s Mutex<Shared<T>>,
+        visit: &'s F,
+    }
+    impl<'s, T: Send, F: Fn(&ignore::DirEntry) -> Option<T> + Sync> ParallelVisitorBuilder<'s>
+        for Builder<'s, T, F>
+    {
+        fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+            Box::new(Visitor {
+                local: Vec::new(),
+                shared: self.shared,
+                visit: self.visit,
+            })
+        }
+    }
+
+    let shared = Mutex::new(Shared {
+        out: Vec::new(),
+        error: None,
+    });
+    walk_builder(root, git_ignore)
+        .threads(rayon::current_num_threads())
+        .build_parallel()
+        .visit(&mut Builder {
+            shared: &shared,
+            visit: &visit,
+        });
+    let shared = shared.into_inner().expect("no visitor panics");
+    match shared.error {
+        Some(e) => Err(e),
+        None => Ok(shared.out),
+    }
 }
 
 /// `path` relative to `root` with `/` separators — the form lockfiles and reports use — if

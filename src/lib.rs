@@ -22,3 +22,4 @@ pub mod fsutil;
 pub mod progress;
 pub mod soil_lock;
 pub mod statcache;
+pub mod timings;

@@ -225,3 +225,58 @@ fn a_changed_lockfile_is_always_read_again() {
         run(&tree, &["--json", "--require-reviewed", "--no-cache"])
     );
 }
+
+/// Moves a file's mtime a minute into the past, out of reach of the racy-timestamp rule.
+fn age(tree: &Tree, rel: &str) {
+    let past = SystemTime::now() - Duration::from_secs(60);
+    fs::File::options()
+        .write(true)
+        .open(tree.path(rel))
+        .unwrap()
+        .set_modified(past)
+        .unwrap();
+}
+
+fn audit_with_timings(tree: &Tree) -> (String, String) {
+    let out = tree
+        .copy_audit()
+        .env("LOCKGRAPH_TIMINGS", "1")
+        .arg("--json")
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn an_edited_file_takes_its_entry_from_the_cache_not_the_whole_lockfile() {
+    let tree = Tree::copy_of("copy");
+    age(&tree, ".copy-editor.lock.json");
+    let (_, cold) = audit_with_timings(&tree);
+    assert!(
+        cold.contains("read lockfile"),
+        "the cold run parses it: {cold}"
+    );
+    assert!(tree.path(".lockgraph/lock-entries").is_dir());
+
+    let edit = |from: &str, to: &str| tree.write(UVOD, &tree.read(UVOD).replace(from, to));
+    edit("Vstupné je 50Kč", "Vstupné je 50 Kč");
+    let (out, err) = audit_with_timings(&tree);
+    assert!(
+        !err.contains("read lockfile"),
+        "one edit parsed the lockfile: {err}"
+    );
+    assert_eq!(out, run(&tree, &["--json", "--no-cache"]).1);
+
+    // Broken entry shards are moved aside; the lockfile is parsed instead, same output.
+    for shard in fs::read_dir(tree.path(".lockgraph/lock-entries")).unwrap() {
+        fs::write(shard.unwrap().path(), b"LGC1 not postcard").unwrap();
+    }
+    edit("Vstupné je 50 Kč", "Vstupné je 60Kč");
+    let (out, err) = audit_with_timings(&tree);
+    assert!(err.contains("moved aside"), "{err}");
+    assert!(err.contains("read lockfile"), "{err}");
+    assert_eq!(out, run(&tree, &["--json", "--no-cache"]).1);
+}

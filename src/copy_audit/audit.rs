@@ -1,7 +1,7 @@
 //! The audit run: files in scope → (caches) → engine → report, `--fix`,
 //! `--list-unsegmented`, `--require-reviewed` and `--self-test`.
 
-use super::cache::{CachedReport, Caches, ENGINE_VERSION, Stat};
+use super::cache::{CachedReport, Caches, ENGINE_VERSION, LockInfo, Stat};
 use super::cli::{AuditArgs, OutputFormat};
 use super::lockview::LockView;
 use super::report::{self, AuditReport, ReviewStatus, Unsegmented, UnsegmentedReport};
@@ -18,9 +18,10 @@ use lockgraph_queries::copy::rules::{CustomRuleSpec, RuleSet, Severity};
 use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use salsa::Durability;
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fs;
 use std::sync::Arc;
 
@@ -91,11 +92,16 @@ struct Scanned {
     read: bool,
 }
 
-/// Stats a file, and reads and hashes it only if the stat index cannot vouch for it.
-fn scan_one(ws: &Workspace, path: &str, caches: Option<&Caches>) -> Result<Scanned, Failure> {
+/// Reads and hashes a file only if the stat index vouches for neither; `stat` was taken
+/// when the walk found the file.
+fn scan_one(
+    ws: &Workspace,
+    path: &str,
+    stat: Stat,
+    caches: Option<&Caches>,
+) -> Result<Scanned, Failure> {
     let abs = ws.root.join(path);
     let io = |e: std::io::Error| Failure::new(format!("{path}: {e}"));
-    let stat = Stat::of(&fs::metadata(&abs).map_err(io)?);
     if let Some(hash) = caches.and_then(|c| c.known_hash(path, &stat)) {
         return Ok(Scanned {
             stat,
@@ -203,11 +209,12 @@ struct Outcome1 {
     computed: bool,
 }
 
-/// Audits every file in `paths`, from the caches where they vouch for the inputs.
+/// Audits every file in `files` (paths with the stats the walk took), from the caches where
+/// they vouch for the inputs.
 pub fn audit(
     ws: &Workspace,
     lock: &LockView,
-    paths: &[String],
+    files: &[(String, Stat)],
     mut caches: Option<Caches>,
     progress: &Progress,
 ) -> Result<Audit, Failure> {
@@ -223,15 +230,16 @@ pub fn audit(
         .as_bytes(),
     );
     let shared = caches.as_ref();
-    let outcomes: Vec<Outcome1> = paths
+    let scan = crate::timings::phase("stat, read, audit");
+    let outcomes: Vec<Vec<Outcome1>> = files
         .par_chunks(CHUNK)
         .map(|chunk| {
             let mut db: Option<Database> = None;
             chunk
                 .iter()
-                .map(|path| {
+                .map(|(path, stat)| {
                     progress.inc();
-                    let mut scanned = scan_one(ws, path, shared)?;
+                    let mut scanned = scan_one(ws, path, *stat, shared)?;
                     let state = lock.state(path, scanned.hash);
                     let key = findings_key(path, &scanned.hash, state, lock, &settings_key);
                     if shared.is_some_and(|c| c.findings(&key).is_some()) {
@@ -259,7 +267,7 @@ pub fn audit(
                         path.clone(),
                         Format::from_path(path),
                         Source::new(bytes),
-                        lock.entry(path)?,
+                        lock.take_entry(path)?,
                     );
                     let report = engine::report(db, file).clone();
                     Ok(Outcome1 {
@@ -271,69 +279,77 @@ pub fn audit(
                 })
                 .collect::<Result<Vec<_>, Failure>>()
         })
-        .collect::<Result<Vec<_>, Failure>>()?
-        .into_iter()
-        .flatten()
-        .collect();
-    let mut outcomes = outcomes;
-    if let Some(c) = caches.as_mut() {
-        // Files with equal keys (identical content and spans) share one cached report: the
-        // first takes it out of the cache, the others copy it from the first.
-        let mut owner: HashMap<[u8; 32], usize> = HashMap::new();
-        for i in 0..outcomes.len() {
-            let o = &outcomes[i];
-            if o.scanned.read {
-                c.record_stat(&paths[i], o.scanned.stat, o.scanned.hash);
+        .collect::<Result<Vec<Vec<Outcome1>>, Failure>>()?;
+    drop(scan);
+    let _merge = crate::timings::phase("merge and save caches");
+    // One pass in path order: cache bookkeeping, and each outcome becomes its file's
+    // report in a vector allocated once (growing a vector of 100k reports was a fifth of
+    // a warm run, most of it the kernel handing out fresh pages).
+    let mut audited = Vec::with_capacity(files.len());
+    // Files with equal keys (identical content and spans) share one cached report: the
+    // first takes it out of the cache, the others copy it from the first.
+    let mut owner: FxHashMap<[u8; 32], usize> = FxHashMap::default();
+    let mut keys = Vec::with_capacity(files.len());
+    for (o, (path, _)) in outcomes.into_iter().flatten().zip(files) {
+        let Outcome1 {
+            scanned,
+            key,
+            mut report,
+            computed,
+        } = o;
+        if let Some(c) = caches.as_mut() {
+            if scanned.read {
+                c.record_stat(path, scanned.stat, scanned.hash);
             }
-            if o.computed {
+            if computed {
                 let cached = CachedReport {
-                    findings: o.report.findings.clone(),
-                    error: o.report.error.clone(),
+                    findings: report.findings.clone(),
+                    error: report.error.clone(),
                 };
-                c.store_findings(o.key, cached);
-                continue;
+                c.store_findings(key, cached);
+            } else {
+                let (findings, error) = match c.take_findings(&key) {
+                    Some(cached) => {
+                        owner.insert(key, audited.len());
+                        (cached.findings, cached.error)
+                    }
+                    None => {
+                        let first: &Audited = &audited[owner[&key]];
+                        (first.report.findings.clone(), first.report.error.clone())
+                    }
+                };
+                report.findings = findings;
+                report.error = error;
             }
-            let key = o.key;
-            let (findings, error) = match c.take_findings(&key) {
-                Some(cached) => {
-                    owner.insert(key, i);
-                    (cached.findings, cached.error)
-                }
-                None => {
-                    let first = &outcomes[owner[&key]].report;
-                    (first.findings.clone(), first.error.clone())
-                }
-            };
-            outcomes[i].report.findings = findings;
-            outcomes[i].report.error = error;
         }
+        keys.push(key);
+        audited.push(Audited {
+            path: path.to_string(),
+            hash: scanned.hash,
+            report,
+        });
     }
     match caches {
         Some(c) if c.needs_save() => {
             // Only when this run learnt something; a rewritten shard gets the reports
             // this run took out of it back.
-            let by_key: HashMap<[u8; 32], &Outcome1> =
-                outcomes.iter().map(|o| (o.key, o)).collect();
-            c.save(|key| {
-                by_key.get(key).map(|o| CachedReport {
-                    findings: o.report.findings.clone(),
-                    error: o.report.error.clone(),
-                })
-            });
+            let by_key: FxHashMap<[u8; 32], &Audited> =
+                keys.iter().copied().zip(&audited).collect();
+            c.save(
+                |key| {
+                    by_key.get(key).map(|a| CachedReport {
+                        findings: a.report.findings.clone(),
+                        error: a.report.error.clone(),
+                    })
+                },
+                lock.summary(),
+            );
         }
         // The process ends soon after: freeing every cached entry one by one would cost
         // more than the whole warm audit of a small tree (a sixth of it on a large one).
         other => std::mem::forget(other),
     }
-    let files = paths
-        .iter()
-        .zip(outcomes)
-        .map(|(path, o)| Audited {
-            path: path.clone(),
-            hash: o.scanned.hash,
-            report: o.report,
-        })
-        .collect();
+    let files = audited;
     Ok(Audit { files })
 }
 
@@ -354,19 +370,35 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     if args.watch {
         return super::watch::run(ws, matcher).map(|()| Outcome::Clean);
     }
-    let paths = ws.files_in_scope(&matcher)?;
-    if args.fix {
-        fix::run(ws, &paths, args.fix_unsegmented, args.quiet)?;
-    }
-    // After --fix the lockfile may have been re-anchored: it is read (or its summary
-    // checked against it) only now.
-    let mut caches = (!args.no_cache).then(|| Caches::open(&ws.root));
-    let lock = LockView::open(ws, caches.as_mut())?;
+    let walk = crate::timings::phase("walk and stat, open caches");
+    // The walk waits on the file system while the caches and the lockfile are decoded on
+    // the CPU: side by side. `--fix` may re-anchor the lockfile, so then it is opened
+    // after the fixes.
+    let (files, (mut caches, lock)) = rayon::join(
+        || ws.scope_with_stats(&matcher),
+        || {
+            let mut caches = (!args.no_cache).then(|| Caches::open(&ws.root));
+            let lock = (!args.fix).then(|| LockView::open(ws, caches.as_mut()));
+            (caches, lock)
+        },
+    );
+    let mut files = files?;
+    drop(walk);
+    let lock = match lock {
+        Some(lock) => lock?,
+        None => {
+            fix::run(ws, &files, args.fix_unsegmented, args.quiet)?;
+            // The fixes changed files: the stats the walk took no longer describe them
+            // (the stat index and the lockfile summary notice by their own stats).
+            files = ws.scope_with_stats(&matcher)?;
+            LockView::open(ws, caches.as_mut())?
+        }
+    };
     if args.list_unsegmented {
-        return list_unsegmented(ws, &lock, &paths, format, caches);
+        return list_unsegmented(ws, &lock, &files, format, caches);
     }
-    let progress = Progress::new(paths.len(), "auditing", args.quiet);
-    let audit = audit(ws, &lock, &paths, caches, &progress)?;
+    let progress = Progress::new(files.len(), "auditing", args.quiet);
+    let audit = audit(ws, &lock, &files, caches, &progress)?;
     drop(progress);
     if args.verbose {
         for f in &audit.files {
@@ -380,7 +412,9 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     }
     let review = args.require_reviewed.then(|| review_status(&lock, &audit));
     let summary = AuditReport::new(&audit, review);
+    let print = crate::timings::phase("print");
     report::print_audit(ws, &summary, &audit, format);
+    drop(print);
     let gate_failed = summary
         .review_status
         .as_ref()
@@ -416,20 +450,21 @@ fn review_status(lock: &LockView, audit: &Audit) -> ReviewStatus {
 fn list_unsegmented(
     ws: &Workspace,
     lock: &LockView,
-    paths: &[String],
+    files: &[(String, Stat)],
     format: OutputFormat,
     mut caches: Option<Caches>,
 ) -> Result<Outcome, Failure> {
-    let scanned: Vec<Scanned> = paths
+    let paths: Vec<&String> = files.iter().map(|(p, _)| p).collect();
+    let scanned: Vec<Scanned> = files
         .par_iter()
-        .map(|p| {
-            let mut s = scan_one(ws, p, caches.as_ref())?;
+        .map(|(p, stat)| {
+            let mut s = scan_one(ws, p, *stat, caches.as_ref())?;
             s.bytes = None; // only the hash matters here
             Ok(s)
         })
         .collect::<Result<_, Failure>>()?;
     let mut unsegmented = Vec::new();
-    for (path, s) in paths.iter().zip(&scanned) {
+    for (&path, s) in paths.iter().zip(&scanned) {
         let state = lock.state(path, s.hash);
         let reason = match state {
             EntryState::Fresh => continue,
@@ -441,22 +476,19 @@ fn list_unsegmented(
         unsegmented.push(Unsegmented {
             path: path.clone(),
             reason,
-            expected_hash: lock
-                .info(path)
-                .filter(|_| stale)
-                .map(|i| i.hash_text.clone()),
+            expected_hash: lock.info(path).filter(|_| stale).map(LockInfo::hash_text),
             actual_hash: stale.then(|| s.hash.to_string()),
         });
     }
     if let Some(c) = caches.as_mut() {
-        for (path, s) in paths.iter().zip(&scanned) {
+        for (&path, s) in paths.iter().zip(&scanned) {
             if s.read {
                 c.record_stat(path, s.stat, s.hash);
             }
         }
     }
     if let Some(c) = caches {
-        c.save(|_| None);
+        c.save(|_| None, lock.summary());
     }
     let out = UnsegmentedReport {
         total_files: paths.len(),

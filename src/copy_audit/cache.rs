@@ -15,11 +15,11 @@
 //! warning and rebuilt; writes replace files atomically, so concurrent runs cannot
 //! corrupt them (the last writer wins).
 
-use crate::fsutil::write_atomic;
+use crate::fsutil::write_atomic_unsynced;
 use lockgraph_queries::copy::engine::{FileError, Finding};
 use lockgraph_queries::hash::ContentHash;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -28,7 +28,7 @@ pub use crate::statcache::Stat;
 
 /// Bumped whenever the engine's output for the same inputs may change, or the keys are
 /// derived differently: part of every key and of the file headers.
-pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache3");
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache4");
 
 const STAT_FILE: &str = "stat-index.v1";
 const LOCK_SUMMARY_FILE: &str = "lock-summary.v1";
@@ -47,13 +47,21 @@ struct StatFile {
 /// What an audit reads of one lockfile entry (see `lockview`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockInfo {
-    /// The recorded content hash, `None` if it is malformed.
-    pub hash: Option<[u8; 32]>,
-    /// The recorded hash as written, for reports.
-    pub hash_text: String,
+    /// The recorded content hash, or the text recorded where it is not a well-formed one.
+    pub hash: Result<[u8; 32], String>,
     pub reviewed: bool,
     /// Fingerprint of what the span filter reads of the spans.
     pub spans: [u8; 32],
+}
+
+impl LockInfo {
+    /// The recorded hash as written in the lockfile.
+    pub fn hash_text(&self) -> String {
+        match &self.hash {
+            Ok(h) => ContentHash(*h).to_string(),
+            Err(text) => text.clone(),
+        }
+    }
 }
 
 /// The summary of a lockfile, valid while the lockfile's stat is unchanged.
@@ -61,13 +69,23 @@ pub struct LockInfo {
 pub struct LockSummary {
     pub lock: Stat,
     pub prompt_outdated: bool,
-    pub entries: Vec<(String, LockInfo)>,
+    pub entries: FxHashMap<String, LockInfo>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct LockSummaryFile {
     engine: String,
     summary: LockSummary,
+}
+
+/// [`LockSummaryFile`] as written: the same bytes, from the entries the run holds rather
+/// than from a copy of them.
+#[derive(Serialize)]
+struct LockSummaryOut<'a> {
+    engine: &'a str,
+    lock: Stat,
+    prompt_outdated: bool,
+    entries: &'a FxHashMap<String, LockInfo>,
 }
 
 /// The audit of one file as cached: everything `report` returns except the entry state,
@@ -88,16 +106,17 @@ pub struct Caches {
     dir: PathBuf,
     /// Entries older than this (the index file's mtime) are trusted.
     stat_written_ns: i128,
-    stats: HashMap<String, (Stat, ContentHash)>,
+    stats: FxHashMap<String, (Stat, ContentHash)>,
     new_stats: Vec<(String, Stat, [u8; 32])>,
     /// Loaded on first use, from any worker thread.
-    shards: Vec<OnceLock<HashMap<Key, CachedReport>>>,
+    shards: Vec<OnceLock<FxHashMap<Key, CachedReport>>>,
     /// Keys of cached reports this run served.
-    used: HashSet<Key>,
+    used: FxHashSet<Key>,
     /// Reports this run computed.
-    fresh: HashMap<Key, CachedReport>,
+    fresh: FxHashMap<Key, CachedReport>,
     lock_summary: Option<(LockSummary, i128)>,
-    lock_summary_dirty: bool,
+    /// The lockfile was parsed this run: its summary is to be written, for this stat.
+    lock_summary_wanted: Option<(Stat, bool)>,
 }
 
 fn shard_of(key: &Key) -> usize {
@@ -111,18 +130,22 @@ impl Caches {
         let mut caches = Caches {
             dir,
             stat_written_ns: 0,
-            stats: HashMap::new(),
+            stats: FxHashMap::default(),
             new_stats: Vec::new(),
             shards: (0..SHARDS).map(|_| OnceLock::new()).collect(),
-            used: HashSet::new(),
-            fresh: HashMap::new(),
+            used: FxHashSet::default(),
+            fresh: FxHashMap::default(),
             lock_summary: None,
-            lock_summary_dirty: false,
+            lock_summary_wanted: None,
         };
-        if let Some((file, written)) = caches.load::<LockSummaryFile>(LOCK_SUMMARY_FILE) {
+        let (summary, stats) = rayon::join(
+            || caches.load::<LockSummaryFile>(LOCK_SUMMARY_FILE),
+            || caches.load::<StatFile>(STAT_FILE),
+        );
+        if let Some((file, written)) = summary {
             caches.lock_summary = Some((file.summary, written));
         }
-        if let Some((file, written)) = caches.load::<StatFile>(STAT_FILE) {
+        if let Some((file, written)) = stats {
             caches.stat_written_ns = written;
             caches.stats = file
                 .entries
@@ -137,7 +160,7 @@ impl Caches {
         format!("{FINDINGS_DIR}/{i:02x}.v1")
     }
 
-    fn shard(&self, i: usize) -> &HashMap<Key, CachedReport> {
+    fn shard(&self, i: usize) -> &FxHashMap<Key, CachedReport> {
         self.shards[i].get_or_init(|| {
             self.load::<Shard>(&Self::shard_name(i))
                 .map(|(s, _)| s.entries.into_iter().collect())
@@ -145,32 +168,8 @@ impl Caches {
         })
     }
 
-    /// Reads one cache file; anything unreadable is moved aside with a warning.
     fn load<T: for<'de> Deserialize<'de> + HasEngine>(&self, name: &str) -> Option<(T, i128)> {
-        let path = self.dir.join(name);
-        let bytes = fs::read(&path).ok()?;
-        let written = fs::metadata(&path)
-            .map(|m| Stat::of(&m).mtime_ns)
-            .unwrap_or(0);
-        let problem = match bytes.strip_prefix(MAGIC.as_slice()) {
-            None => "not a lockgraph cache".to_string(),
-            Some(body) => match postcard::from_bytes::<T>(body) {
-                Ok(v) if v.engine() == ENGINE_VERSION => return Some((v, written)),
-                Ok(v) => format!("written by engine {}", v.engine()),
-                Err(e) => format!("unreadable ({e})"),
-            },
-        };
-        let aside = self.dir.join(format!("{name}.bad"));
-        let moved = fs::rename(&path, &aside).is_ok();
-        eprintln!(
-            "warning: .lockgraph/{name}: {problem}; {} and rebuilt",
-            if moved {
-                format!("moved aside to .lockgraph/{name}.bad")
-            } else {
-                "ignored".to_string()
-            }
-        );
-        None
+        load_file(&self.dir, name)
     }
 
     /// The content hash of `path` if its stat matches the index and is not racy.
@@ -213,14 +212,15 @@ impl Caches {
         }
     }
 
-    pub fn set_lock_summary(&mut self, summary: LockSummary) {
-        self.lock_summary = Some((summary, 0));
-        self.lock_summary_dirty = true;
+    /// Asks [`Caches::save`] to write the summary of the lockfile with this stat.
+    pub fn want_lock_summary(&mut self, lock: Stat, prompt_outdated: bool) {
+        self.lock_summary = None;
+        self.lock_summary_wanted = Some((lock, prompt_outdated));
     }
 
     /// Whether this run learnt anything worth writing.
     pub fn needs_save(&self) -> bool {
-        !self.new_stats.is_empty() || !self.fresh.is_empty() || self.lock_summary_dirty
+        !self.new_stats.is_empty() || !self.fresh.is_empty() || self.lock_summary_wanted.is_some()
     }
 
     /// Writes what changed: the stat index if any file was read, and each findings shard
@@ -228,7 +228,12 @@ impl Caches {
     /// gives back the ones taken out), and older ones while it stays within twice that
     /// size, so auditing a subset of the tree does not evict the rest, yet a shard cannot
     /// grow without bound.
-    pub fn save(mut self, served: impl Fn(&Key) -> Option<CachedReport>) {
+    /// `summary` is the lockfile summary the run holds, written if it was rebuilt.
+    pub fn save(
+        mut self,
+        served: impl Fn(&Key) -> Option<CachedReport>,
+        summary: &FxHashMap<String, LockInfo>,
+    ) {
         if !self.needs_save() {
             return;
         }
@@ -240,19 +245,19 @@ impl Caches {
         if !ignore.exists() {
             let _ = fs::write(&ignore, "*\n");
         }
-        if self.lock_summary_dirty
-            && let Some((summary, _)) = self.lock_summary.take()
-        {
+        if let Some((lock, prompt_outdated)) = self.lock_summary_wanted.take() {
             self.write(
                 LOCK_SUMMARY_FILE,
-                &LockSummaryFile {
-                    engine: ENGINE_VERSION.into(),
-                    summary,
+                &LockSummaryOut {
+                    engine: ENGINE_VERSION,
+                    lock,
+                    prompt_outdated,
+                    entries: summary,
                 },
             );
         }
         if !self.new_stats.is_empty() {
-            let mut stats: HashMap<String, (Stat, [u8; 32])> = self
+            let mut stats: FxHashMap<String, (Stat, [u8; 32])> = self
                 .stats
                 .drain()
                 .map(|(p, (s, h))| (p, (s, h.0)))
@@ -281,7 +286,7 @@ impl Caches {
             let old = self.shard(i);
             let used: Vec<&Key> = self.used.iter().filter(|k| shard_of(k) == i).collect();
             let budget = 2 * (fresh.len() + used.len()) + 16;
-            let mut all: HashMap<Key, CachedReport> = fresh.into_iter().collect();
+            let mut all: FxHashMap<Key, CachedReport> = fresh.into_iter().collect();
             for k in used {
                 if let Some(v) = served(k) {
                     all.entry(*k).or_insert(v);
@@ -306,21 +311,58 @@ impl Caches {
     }
 
     fn write<T: Serialize>(&self, name: &str, value: &T) {
-        let bytes = match postcard::to_extend(value, MAGIC.to_vec()) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("warning: .lockgraph/{name}: {e}; not saved");
-                return;
-            }
-        };
-        // A cache is rewritten only when it changed, so comparing first would only cost.
-        if let Err(e) = write_atomic(&self.dir.join(name), &bytes) {
-            eprintln!("warning: .lockgraph/{name}: {e}; not saved");
-        }
+        write_file(&self.dir, name, value);
     }
 }
 
-trait HasEngine {
+/// Reads one cache file of `dir` with its mtime; anything unreadable is moved aside with a
+/// warning.
+pub(super) fn load_file<T: for<'de> Deserialize<'de> + HasEngine>(
+    dir: &Path,
+    name: &str,
+) -> Option<(T, i128)> {
+    let path = dir.join(name);
+    let bytes = fs::read(&path).ok()?;
+    let written = fs::metadata(&path)
+        .map(|m| Stat::of(&m).mtime_ns)
+        .unwrap_or(0);
+    let problem = match bytes.strip_prefix(MAGIC.as_slice()) {
+        None => "not a lockgraph cache".to_string(),
+        Some(body) => match postcard::from_bytes::<T>(body) {
+            Ok(v) if v.engine() == ENGINE_VERSION => return Some((v, written)),
+            Ok(v) => format!("written by engine {}", v.engine()),
+            Err(e) => format!("unreadable ({e})"),
+        },
+    };
+    let aside = dir.join(format!("{name}.bad"));
+    let moved = fs::rename(&path, &aside).is_ok();
+    eprintln!(
+        "warning: .lockgraph/{name}: {problem}; {} and rebuilt",
+        if moved {
+            format!("moved aside to .lockgraph/{name}.bad")
+        } else {
+            "ignored".to_string()
+        }
+    );
+    None
+}
+
+/// Replaces one cache file of `dir` atomically; a failure is a warning, never an error.
+pub(super) fn write_file<T: Serialize>(dir: &Path, name: &str, value: &T) {
+    let bytes = match postcard::to_extend(value, MAGIC.to_vec()) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("warning: .lockgraph/{name}: {e}; not saved");
+            return;
+        }
+    };
+    // A cache is rewritten only when it changed, so comparing first would only cost.
+    if let Err(e) = write_atomic_unsynced(&dir.join(name), &bytes) {
+        eprintln!("warning: .lockgraph/{name}: {e}; not saved");
+    }
+}
+
+pub(super) trait HasEngine {
     fn engine(&self) -> &str;
 }
 

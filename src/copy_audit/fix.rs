@@ -7,6 +7,7 @@
 
 use super::Failure;
 use super::audit;
+use super::cache::Stat;
 use super::lockview::LockView;
 use super::workspace::Workspace;
 use crate::fsutil::{DirLock, write_if_changed};
@@ -22,7 +23,7 @@ const MAX_PASSES: usize = 8;
 
 pub fn run(
     ws: &Workspace,
-    paths: &[String],
+    files: &[(String, Stat)],
     fix_unsegmented: bool,
     quiet: bool,
 ) -> Result<(), Failure> {
@@ -31,9 +32,9 @@ pub fn run(
     for _ in 0..MAX_PASSES {
         let mut lock = ws.read_lockfile()?;
         // Fixing needs the bytes of every file anyway: no caches.
-        let progress = Progress::new(paths.len(), "fixing", quiet);
+        let progress = Progress::new(files.len(), "fixing", quiet);
         let view = LockView::parsed(ws, lock.clone());
-        let audit = audit::audit(ws, &view, paths, None, &progress)?;
+        let audit = audit::audit(ws, &view, files, None, &progress)?;
         drop(progress);
         let mut changed = false;
         let mut reanchored = false;

@@ -9,21 +9,26 @@
 //! always parsed, so every invariant is checked before anything is trusted.
 
 use super::Failure;
-use super::cache::{Caches, LockInfo, LockSummary, Stat};
+use super::cache::{Caches, LockInfo, Stat};
+use super::entrycache::{self, EntryStore};
 use super::workspace::Workspace;
 use lockgraph_queries::copy::engine::{self, EntryState};
 use lockgraph_queries::copy::lockfile::{self, Backend, Entry, Lockfile};
 use lockgraph_queries::hash::ContentHash;
+use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::fs;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 pub struct LockView<'a> {
     ws: &'a Workspace,
-    summary: HashMap<String, LockInfo>,
+    summary: FxHashMap<String, LockInfo>,
     prompt_outdated: bool,
-    full: OnceLock<Result<Lockfile, String>>,
+    /// The parsed lockfile, once an entry is needed; entries are handed out (moved) once.
+    full: OnceLock<Result<Mutex<Lockfile>, String>>,
+    /// Entries from `.lockgraph/` while they vouch for the lockfile: what spares parsing
+    /// it when a few files changed.
+    store: Option<EntryStore>,
 }
 
 /// What an entry's spans contribute to a findings key: what the filter reads of each span
@@ -54,13 +59,14 @@ pub fn prompt_outdated(lock: &Lockfile) -> bool {
             .is_some_and(|v| v < lockfile::CURRENT_PROMPT_VERSION)
 }
 
-fn summarize(lock: &Lockfile) -> HashMap<String, LockInfo> {
+fn summarize(lock: &Lockfile) -> FxHashMap<String, LockInfo> {
     lock.files
         .iter()
         .map(|(path, e)| {
             let info = LockInfo {
-                hash: ContentHash::parse(&e.content_hash).map(|h| h.0),
-                hash_text: e.content_hash.clone(),
+                hash: ContentHash::parse(&e.content_hash)
+                    .map(|h| h.0)
+                    .ok_or_else(|| e.content_hash.clone()),
                 reviewed: e.reviewed_by.is_some(),
                 spans: spans_key(e),
             };
@@ -80,23 +86,23 @@ impl<'a> LockView<'a> {
         {
             return Ok(LockView {
                 ws,
-                summary: s.entries.into_iter().collect(),
+                summary: s.entries,
                 prompt_outdated: s.prompt_outdated,
                 full: OnceLock::new(),
+                store: Some(EntryStore::new(&ws.root, stat)),
             });
         }
+        let read = crate::timings::phase("read lockfile");
         let lock = ws.read_lockfile()?;
+        drop(read);
+        if let (Some(stat), Some(_)) = (stat, caches.as_ref()) {
+            let _write = crate::timings::phase("write lockfile entries");
+            entrycache::write(&ws.root, &lock, stat);
+        }
+        let _summary = crate::timings::phase("summarise lockfile");
         let view = LockView::parsed(ws, lock);
         if let (Some(stat), Some(c)) = (stat, caches) {
-            c.set_lock_summary(LockSummary {
-                lock: stat,
-                prompt_outdated: view.prompt_outdated,
-                entries: view
-                    .summary
-                    .iter()
-                    .map(|(p, i)| (p.clone(), i.clone()))
-                    .collect(),
-            });
+            c.want_lock_summary(stat, view.prompt_outdated);
         }
         Ok(view)
     }
@@ -107,8 +113,14 @@ impl<'a> LockView<'a> {
             ws,
             summary: summarize(&lock),
             prompt_outdated: prompt_outdated(&lock),
-            full: OnceLock::from(Ok(lock)),
+            full: OnceLock::from(Ok(Mutex::new(lock))),
+            store: None,
         }
+    }
+
+    /// What the findings cache keeps of the lockfile (see [`Caches::save`]).
+    pub fn summary(&self) -> &FxHashMap<String, LockInfo> {
+        &self.summary
     }
 
     pub fn prompt_outdated(&self) -> bool {
@@ -122,20 +134,32 @@ impl<'a> LockView<'a> {
     pub fn state(&self, path: &str, hash: ContentHash) -> EntryState {
         let entry = self
             .info(path)
-            .map(|i| (i.hash.map(ContentHash), i.reviewed));
+            .map(|i| (i.hash.as_ref().ok().map(|h| ContentHash(*h)), i.reviewed));
         engine::state_from(entry, hash, self.prompt_outdated)
     }
 
-    /// The full entry, parsing the lockfile on first need (from any worker thread).
-    pub fn entry(&self, path: &str) -> Result<Option<Entry>, Failure> {
+    /// The full entry, parsing the lockfile on first need (from any worker thread). An
+    /// audit asks for each file's entry once, so the entry is moved out rather than
+    /// copied: the parsed lockfile shrinks as the audit proceeds instead of living
+    /// alongside it.
+    pub fn take_entry(&self, path: &str) -> Result<Option<Entry>, Failure> {
         if self.info(path).is_none() {
             return Ok(None);
         }
-        let full = self
-            .full
-            .get_or_init(|| self.ws.read_lockfile().map_err(|f| f.message));
+        if self.full.get().is_none()
+            && let Some(entry) = self.store.as_ref().and_then(|s| s.entry(path))
+        {
+            return Ok(entry);
+        }
+        let full = self.full.get_or_init(|| {
+            let _read = crate::timings::phase("read lockfile");
+            self.ws
+                .read_lockfile()
+                .map(Mutex::new)
+                .map_err(|f| f.message)
+        });
         match full {
-            Ok(lock) => Ok(lock.files.get(path).cloned()),
+            Ok(lock) => Ok(lock.lock().expect("no holder panics").files.remove(path)),
             Err(message) => Err(Failure::new(message.clone())),
         }
     }

@@ -3,6 +3,7 @@
 mod audit;
 mod cache;
 pub mod cli;
+mod entrycache;
 mod fix;
 mod lockfile_cmd;
 mod lockview;

@@ -21,13 +21,42 @@ pub struct AuditReport<'a> {
     pub error_findings: usize,
     pub warning_findings: usize,
     pub info_findings: usize,
-    pub by_rule: BTreeMap<String, usize>,
-    pub findings: Vec<JsonFinding<'a>>,
+    pub by_rule: BTreeMap<&'a str, usize>,
+    pub findings: Findings<'a>,
     /// Files that could not be audited (binary, invalid UTF-8, unparsable JSON/YAML).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub file_errors: Vec<JsonFileError>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub review_status: Option<ReviewStatus>,
+}
+
+/// Every finding of an audit, in file order, made into [`JsonFinding`]s one at a time as
+/// they are written: a report of a large tree can hold a million findings, and a vector of
+/// them was a third of the peak memory of such a run.
+pub struct Findings<'a>(&'a Audit);
+
+impl std::fmt::Debug for Findings<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> Findings<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = JsonFinding<'a>> + 'a {
+        self.0.files.iter().flat_map(|audited| {
+            audited
+                .report
+                .findings
+                .iter()
+                .map(|f| JsonFinding::new(&audited.path, f))
+        })
+    }
+}
+
+impl Serialize for Findings<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -42,6 +71,27 @@ pub struct JsonFinding<'a> {
     pub message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<JsonFix<'a>>,
+}
+
+impl<'a> JsonFinding<'a> {
+    fn new(path: &'a str, f: &'a Finding) -> Self {
+        JsonFinding {
+            rule_id: &f.rule_id,
+            severity: f.severity.as_str(),
+            file_path: path,
+            line: f.line,
+            column: f.column,
+            snippet: &f.snippet,
+            message: &f.message,
+            fix: f.fix.as_ref().map(|fix| JsonFix {
+                start_line: fix.start.line,
+                start_column: fix.start.column,
+                end_line: fix.end.line,
+                end_column: fix.end.column,
+                replacement: &fix.replacement,
+            }),
+        }
+    }
 }
 
 /// A fix as a source range (1-based, end exclusive) and its replacement text.
@@ -88,7 +138,7 @@ impl<'a> AuditReport<'a> {
             warning_findings: 0,
             info_findings: 0,
             by_rule: BTreeMap::new(),
-            findings: Vec::new(),
+            findings: Findings(audit),
             file_errors: Vec::new(),
             review_status: review,
         };
@@ -108,26 +158,10 @@ impl<'a> AuditReport<'a> {
                     Severity::Warning => out.warning_findings += 1,
                     Severity::Info => out.info_findings += 1,
                 }
-                *out.by_rule.entry(f.rule_id.clone()).or_default() += 1;
-                out.findings.push(JsonFinding {
-                    rule_id: &f.rule_id,
-                    severity: f.severity.as_str(),
-                    file_path: path,
-                    line: f.line,
-                    column: f.column,
-                    snippet: &f.snippet,
-                    message: &f.message,
-                    fix: f.fix.as_ref().map(|fix| JsonFix {
-                        start_line: fix.start.line,
-                        start_column: fix.start.column,
-                        end_line: fix.end.line,
-                        end_column: fix.end.column,
-                        replacement: &fix.replacement,
-                    }),
-                });
+                *out.by_rule.entry(f.rule_id.as_str()).or_default() += 1;
+                out.total_findings += 1;
             }
         }
-        out.total_findings = out.findings.len();
         out
     }
 
@@ -157,7 +191,7 @@ pub fn print_audit(ws: &Workspace, summary: &AuditReport, audit: &Audit, format:
 
 fn print_github(audit: &AuditReport) {
     let mut out = std::io::stdout().lock();
-    for f in &audit.findings {
+    for f in audit.findings.iter() {
         let level = match f.severity {
             "error" => "error",
             "warning" => "warning",

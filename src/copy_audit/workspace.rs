@@ -2,6 +2,7 @@
 
 use crate::config::{self, Config, PathMatcher};
 use crate::copy_audit::Failure;
+use crate::copy_audit::cache::Stat;
 use crate::fsutil::relative;
 use lockgraph_queries::copy::lockfile::{self, Backend, Lockfile, Segmenter};
 use std::fs;
@@ -53,7 +54,25 @@ impl Workspace {
     }
 
     /// Reads the lockfile; a missing one is an empty lockfile for our prompt version.
+    ///
+    /// Streamed, so the text (as large as what it parses into) is never held whole; a
+    /// lockfile that fails to parse is read again as text for the exact diagnosis.
     pub fn read_lockfile(&self) -> Result<Lockfile, Failure> {
+        match fs::File::open(&self.lock_path) {
+            Ok(file) => {
+                if let Ok(lock) =
+                    lockfile::parse_reader(io::BufReader::with_capacity(1 << 16, file))
+                {
+                    return Ok(lock);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(empty_lockfile()),
+            Err(_) => {}
+        }
+        self.read_lockfile_text()
+    }
+
+    fn read_lockfile_text(&self) -> Result<Lockfile, Failure> {
         match fs::read(&self.lock_path) {
             Ok(bytes) => {
                 let text = String::from_utf8(bytes).map_err(|e| {
@@ -77,33 +96,70 @@ impl Workspace {
 
     /// Every file in scope, as sorted root-relative paths with `/` separators.
     pub fn files_in_scope(&self, matcher: &PathMatcher) -> Result<Vec<String>, Failure> {
-        let mut out = Vec::new();
-        let walker = crate::fsutil::walker(&self.root, true);
-        for entry in walker {
-            let entry = entry.map_err(|e| Failure::new(format!("walking the tree: {e}")))?;
-            let Some(ft) = entry.file_type() else {
-                continue;
-            };
-            if ft.is_dir() {
-                continue;
-            }
-            let Some(rel) = relative(&self.root, entry.path()) else {
-                continue;
-            };
-            if !matcher.is_included(&rel) || rel == self.config.cache_path {
-                continue;
-            }
-            if ft.is_symlink() && self.resolve_inside(entry.path()).is_none() {
-                eprintln!("warning: {rel}: symlink leads outside the root; skipped");
-                continue;
-            }
-            if ft.is_symlink() && !entry.path().is_file() {
-                continue;
-            }
-            out.push(rel);
+        Ok(self
+            .scope_with_stats(matcher)?
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect())
+    }
+
+    /// [`Workspace::files_in_scope`] with each file's stat, taken while walking (in
+    /// parallel): what the stat index needs to vouch for a file without reading it.
+    pub fn scope_with_stats(&self, matcher: &PathMatcher) -> Result<Vec<(String, Stat)>, Failure> {
+        enum Seen {
+            File(String, Stat),
+            Skipped(String),
+            Failed(String),
         }
-        out.sort();
-        Ok(out)
+        let seen = crate::fsutil::walk_parallel(&self.root, true, |entry| {
+            let ft = entry.file_type()?;
+            if ft.is_dir() {
+                return None;
+            }
+            let rel = relative(&self.root, entry.path())?;
+            if !matcher.is_included(&rel) || rel == self.config.cache_path {
+                return None;
+            }
+            let meta = if ft.is_symlink() {
+                if self.resolve_inside(entry.path()).is_none() {
+                    return Some(Seen::Skipped(format!(
+                        "{rel}: symlink leads outside the root; skipped"
+                    )));
+                }
+                // The stat of what the link leads to: that is what gets read.
+                match fs::metadata(entry.path()) {
+                    Ok(m) if m.is_file() => m,
+                    _ => return None,
+                }
+            } else {
+                match entry.metadata() {
+                    Ok(m) => m,
+                    Err(e) => return Some(Seen::Failed(format!("{rel}: {e}"))),
+                }
+            };
+            Some(Seen::File(rel, Stat::of(&meta)))
+        })
+        .map_err(|e| Failure::new(format!("walking the tree: {e}")))?;
+        let mut files = Vec::with_capacity(seen.len());
+        let mut skipped = Vec::new();
+        let mut failed = Vec::new();
+        for s in seen {
+            match s {
+                Seen::File(rel, stat) => files.push((rel, stat)),
+                Seen::Skipped(w) => skipped.push(w),
+                Seen::Failed(e) => failed.push(e),
+            }
+        }
+        failed.sort();
+        if let Some(first) = failed.into_iter().next() {
+            return Err(Failure::new(first));
+        }
+        skipped.sort();
+        for warning in skipped {
+            eprintln!("warning: {warning}");
+        }
+        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(files)
     }
 
     /// A root-relative file as text; an unreadable or non-UTF-8 file is a failure naming

@@ -565,7 +565,10 @@ fn bare_urls(draft: Draft) -> Draft {
     let b = text.as_bytes();
     let mut edits = Vec::new();
     let mut i = 0;
-    while i < b.len() {
+    // Every prefix starts with `h`, `f` or `w`: jump between those (testing each prefix at
+    // every byte was a twentieth of a cold audit).
+    while let Some(skip) = memchr::memchr3(b'h', b'f', b'w', &b[i..]) {
+        i += skip;
         // Only ASCII bytes start a prefix, so `i` is on a character boundary below.
         let prefix = ["https://", "http://", "ftp://", "www."]
             .into_iter()

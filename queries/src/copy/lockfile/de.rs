@@ -22,6 +22,19 @@ pub(super) fn from_str(text: &str) -> Result<Lockfile, LockfileError> {
         .map_err(|e| json_error(&e, &trail))
 }
 
+/// [`from_str`] from a stream, without the text in memory: the lockfile of a large tree is
+/// over a hundred megabytes, as much again as what it parses into. The schema version is
+/// not probed first; when the read fails, the caller reads the text with [`from_str`] for
+/// its exact diagnosis.
+pub(super) fn from_reader(reader: impl std::io::Read) -> Result<Lockfile, LockfileError> {
+    let trail = Trail::default();
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    LockfileSeed(&trail)
+        .deserialize(&mut de)
+        .and_then(|lock| de.end().map(|()| lock))
+        .map_err(|e| json_error(&e, &trail))
+}
+
 /// Reads the span list that `lockfile add` receives from the agent: `{"spans": [...]}`, or
 /// the bare array. Other keys of the wrapper object are the agent's business and ignored;
 /// the spans themselves are read as strictly as in the lockfile, since they end up there.

@@ -211,6 +211,14 @@ pub fn parse(text: &str) -> Result<Lockfile, LockfileError> {
     Ok(lock)
 }
 
+/// [`parse`] from a stream (see `de::from_reader`). An error from here may be less precise
+/// than [`parse`]'s on the same bytes; callers that report it read the text and [`parse`].
+pub fn parse_reader(reader: impl std::io::Read) -> Result<Lockfile, LockfileError> {
+    let lock = de::from_reader(reader)?;
+    check::check_lockfile(&lock)?;
+    Ok(lock)
+}
+
 /// Reads the spans handed to `lockfile add` (`{"spans": [...]}` or a bare array). Only
 /// their shape is checked here; [`validate_spans_for_file`] checks them against the file.
 pub fn parse_spans(text: &str) -> Result<Vec<Span>, LockfileError> {

@@ -1021,3 +1021,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_streamed_read_is_the_read_of_the_text() {
+    let lock = parse(WORKED_EXAMPLES).unwrap();
+    assert_eq!(parse_reader(WORKED_EXAMPLES.as_bytes()).unwrap(), lock);
+    // Whatever the text read rejects, the streamed read rejects too (the shell then reads
+    // the text for the diagnosis).
+    for bad in [
+        &WORKED_EXAMPLES[..WORKED_EXAMPLES.len() / 2],
+        &WORKED_EXAMPLES.replace("\"kind\"", "\"kinds\""),
+        &WORKED_EXAMPLES.replace("\"schemaVersion\": 1", "\"schemaVersion\": 2"),
+        &WORKED_EXAMPLES.replace("sha256:", "sha1:"),
+    ] {
+        assert!(parse(bad).is_err(), "{bad}");
+        assert!(parse_reader(bad.as_bytes()).is_err(), "{bad}");
+    }
+}

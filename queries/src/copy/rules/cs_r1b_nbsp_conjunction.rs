@@ -13,7 +13,8 @@
 //! article `a` and pronoun `I` look exactly like these conjunctions, and many Czech
 //! publishers only require the no-break space after prepositions.
 
-use super::cs_r1_nbsp_prep::{ByteSet, for_each_standalone, nbsp_hit};
+use super::cs_r1_nbsp_prep::{for_each_standalone, nbsp_hit};
+use super::scan::ByteSet;
 
 const CONJUNCTIONS: ByteSet = ByteSet::new(b"aiAI");
 use super::scan::MetaSource;

@@ -17,7 +17,7 @@
 //!   depends on what the code was, so it stays silent;
 //! - a no-break space before the mark is left alone: it was typed on purpose.
 
-use super::scan::{MetaSource, next_char, prev_char};
+use super::scan::{ByteSet, MetaSource, next_char, prev_char};
 use super::{Edit, Hit, Rule, RuleMeta, Severity};
 use crate::copy::view::View;
 use std::ops::Range;
@@ -88,14 +88,15 @@ fn closes(c: char) -> bool {
 /// Calls `f(spaces, mark)` for every run of spaces or tabs before a punctuation mark that
 /// should follow its word directly (see the module doc).
 pub(super) fn for_each_space_before(text: &str, mut f: impl FnMut(Range<usize>, char)) {
+    const SPACE: ByteSet = ByteSet::new(b" \t");
+    const MARK: ByteSet = ByteSet::new(b",.;:!?");
     let bytes = text.as_bytes();
-    for (p, &b) in bytes.iter().enumerate() {
-        if !matches!(b, b',' | b'.' | b';' | b':' | b'!' | b'?') || p == 0 {
+    for (i, pair) in bytes.windows(2).enumerate() {
+        // A space and a mark tested together, without a branch on either alone.
+        if !(SPACE.0[pair[0] as usize] & MARK.0[pair[1] as usize]) {
             continue;
         }
-        if !matches!(bytes[p - 1], b' ' | b'\t') {
-            continue;
-        }
+        let (p, b) = (i + 1, pair[1]);
         let first_space = p - bytes[..p]
             .iter()
             .rev()

@@ -40,6 +40,22 @@ pub(crate) fn is_alnum(c: char) -> bool {
     }
 }
 
+/// A set of bytes as a lookup table: these rules test every byte of every view, and a
+/// table lookup beats scanning a list of letters.
+pub(crate) struct ByteSet(pub(crate) [bool; 256]);
+
+impl ByteSet {
+    pub(crate) const fn new(bytes: &[u8]) -> ByteSet {
+        let mut table = [false; 256];
+        let mut i = 0;
+        while i < bytes.len() {
+            table[bytes[i] as usize] = true;
+            i += 1;
+        }
+        ByteSet(table)
+    }
+}
+
 pub(crate) fn prev_char(text: &str, at: usize) -> Option<char> {
     text[..at].chars().next_back()
 }
