@@ -3,7 +3,7 @@
 //! (a magic number, the engine that wrote it, postcard) with the handling of a file that
 //! cannot be read.
 
-use crate::fsutil::write_atomic;
+use crate::fsutil::write_atomic_unsynced;
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io;
@@ -57,9 +57,9 @@ pub enum Loaded<T> {
     Missing,
     /// The file's content, and the file's mtime for [`Stat::unchanged_since`].
     Fresh(T, i128),
-    /// Written by another engine (version or build): not wrong, just not ours; it is
-    /// rebuilt without a word.
-    OtherEngine,
+    /// Written by another engine (version or build), whose key this is: not damaged, just
+    /// not ours. Left in place; the caller decides whether to say so.
+    OtherEngine(String),
     /// Not a cache file, truncated, or undecodable: it was moved aside (or ignored, if it
     /// could not be moved) with one warning line.
     Broken,
@@ -83,7 +83,7 @@ pub fn load<T: for<'de> Deserialize<'de>>(
     let problem = match bytes.strip_prefix(MAGIC.as_slice()) {
         None => "not a lockgraph cache".to_string(),
         Some(body) => match postcard::take_from_bytes::<&str>(body) {
-            Ok((key, _)) if key != engine => return Loaded::OtherEngine,
+            Ok((key, _)) if key != engine => return Loaded::OtherEngine(key.to_string()),
             Ok((_, rest)) => match postcard::from_bytes::<T>(rest) {
                 Ok(value) => return Loaded::Fresh(value, written),
                 Err(e) => format!("unreadable ({e})"),
@@ -114,7 +114,9 @@ pub fn store<T: Serialize + ?Sized>(
     let mut bytes = Vec::with_capacity(MAGIC.len() + body.len());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&body);
-    write_atomic(&dir.join(name), &bytes)
+    // Unsynced: a crash may leave a cache stale or garbled, never wrong — every read
+    // checks it — and an fsync per file was most of what a small cold run spent saving.
+    write_atomic_unsynced(&dir.join(name), &bytes)
 }
 
 /// Creates `dir` (a directory under `.lockgraph/`) and the `.gitignore` that keeps
@@ -164,7 +166,7 @@ mod tests {
         }
         assert!(matches!(
             load::<Vec<u32>>(d, "x", "e2", "x"),
-            Loaded::OtherEngine
+            Loaded::OtherEngine(key) if key == "e1"
         ));
         assert!(d.join("x").exists(), "another engine's file is left alone");
         let good = fs::read(d.join("x")).unwrap();

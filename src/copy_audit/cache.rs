@@ -15,7 +15,7 @@
 //! warning and rebuilt; writes replace files atomically, so concurrent runs cannot
 //! corrupt them (the last writer wins).
 
-use crate::fsutil::write_atomic_unsynced;
+use crate::statcache::{self, Loaded};
 use lockgraph_queries::copy::engine::{FileError, Finding};
 use lockgraph_queries::hash::ContentHash;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -34,13 +34,11 @@ const STAT_FILE: &str = "stat-index.v1";
 const LOCK_SUMMARY_FILE: &str = "lock-summary.v1";
 const FINDINGS_DIR: &str = "findings";
 const SHARDS: usize = 256;
-const MAGIC: &[u8; 4] = b"LGC1";
 
 type Key = [u8; 32];
 
 #[derive(Serialize, Deserialize)]
 struct StatFile {
-    engine: String,
     entries: Vec<(String, Stat, [u8; 32])>,
 }
 
@@ -74,7 +72,6 @@ pub struct LockSummary {
 
 #[derive(Deserialize)]
 struct LockSummaryFile {
-    engine: String,
     summary: LockSummary,
 }
 
@@ -82,7 +79,6 @@ struct LockSummaryFile {
 /// than from a copy of them.
 #[derive(Serialize)]
 struct LockSummaryOut<'a> {
-    engine: &'a str,
     lock: Stat,
     prompt_outdated: bool,
     entries: &'a FxHashMap<String, LockInfo>,
@@ -98,7 +94,6 @@ pub struct CachedReport {
 
 #[derive(Serialize, Deserialize)]
 struct Shard {
-    engine: String,
     entries: Vec<(Key, CachedReport)>,
 }
 
@@ -168,7 +163,7 @@ impl Caches {
         })
     }
 
-    fn load<T: for<'de> Deserialize<'de> + HasEngine>(&self, name: &str) -> Option<(T, i128)> {
+    fn load<T: for<'de> Deserialize<'de>>(&self, name: &str) -> Option<(T, i128)> {
         load_file(&self.dir, name)
     }
 
@@ -249,7 +244,6 @@ impl Caches {
             self.write(
                 LOCK_SUMMARY_FILE,
                 &LockSummaryOut {
-                    engine: ENGINE_VERSION,
                     lock,
                     prompt_outdated,
                     entries: summary,
@@ -267,13 +261,7 @@ impl Caches {
             }
             let mut entries: Vec<_> = stats.into_iter().map(|(p, (s, h))| (p, s, h)).collect();
             entries.sort_by(|a, b| a.0.cmp(&b.0));
-            self.write(
-                STAT_FILE,
-                &StatFile {
-                    engine: ENGINE_VERSION.into(),
-                    entries,
-                },
-            );
+            self.write(STAT_FILE, &StatFile { entries });
         }
         let mut fresh_by_shard: Vec<Vec<(Key, CachedReport)>> = vec![Vec::new(); SHARDS];
         for (k, v) in std::mem::take(&mut self.fresh) {
@@ -300,13 +288,7 @@ impl Caches {
             }
             let mut entries: Vec<_> = all.into_iter().collect();
             entries.sort_by_key(|e| e.0);
-            self.write(
-                &Self::shard_name(i),
-                &Shard {
-                    engine: ENGINE_VERSION.into(),
-                    entries,
-                },
-            );
+            self.write(&Self::shard_name(i), &Shard { entries });
         }
     }
 
@@ -315,71 +297,29 @@ impl Caches {
     }
 }
 
-/// Reads one cache file of `dir` with its mtime; anything unreadable is moved aside with a
-/// warning.
-pub(super) fn load_file<T: for<'de> Deserialize<'de> + HasEngine>(
-    dir: &Path,
-    name: &str,
-) -> Option<(T, i128)> {
-    let path = dir.join(name);
-    let bytes = fs::read(&path).ok()?;
-    let written = fs::metadata(&path)
-        .map(|m| Stat::of(&m).mtime_ns)
-        .unwrap_or(0);
-    let problem = match bytes.strip_prefix(MAGIC.as_slice()) {
-        None => "not a lockgraph cache".to_string(),
-        Some(body) => match postcard::from_bytes::<T>(body) {
-            Ok(v) if v.engine() == ENGINE_VERSION => return Some((v, written)),
-            Ok(v) => format!("written by engine {}", v.engine()),
-            Err(e) => format!("unreadable ({e})"),
-        },
-    };
-    let aside = dir.join(format!("{name}.bad"));
-    let moved = fs::rename(&path, &aside).is_ok();
-    eprintln!(
-        "warning: .lockgraph/{name}: {problem}; {} and rebuilt",
-        if moved {
-            format!("moved aside to .lockgraph/{name}.bad")
-        } else {
-            "ignored".to_string()
+/// Reads one cache file of `dir` (see [`statcache::load`]) with its mtime. A file of
+/// another engine is moved aside with a warning like a damaged one: copy-audit's engine
+/// changes only with a new version, and a user should hear why the next run is cold.
+pub(super) fn load_file<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str) -> Option<(T, i128)> {
+    let shown = format!(".lockgraph/{name}");
+    match statcache::load(dir, name, ENGINE_VERSION, &shown) {
+        Loaded::Fresh(value, written) => Some((value, written)),
+        Loaded::Missing | Loaded::Broken => None,
+        Loaded::OtherEngine(engine) => {
+            let what = if fs::rename(dir.join(name), dir.join(format!("{name}.bad"))).is_ok() {
+                format!("moved aside to {shown}.bad")
+            } else {
+                "ignored".to_string()
+            };
+            eprintln!("warning: {shown}: written by engine {engine}; {what} and rebuilt");
+            None
         }
-    );
-    None
+    }
 }
 
-/// Replaces one cache file of `dir` atomically; a failure is a warning, never an error.
+/// Replaces one cache file of `dir`; a failure is a warning, never an error.
 pub(super) fn write_file<T: Serialize>(dir: &Path, name: &str, value: &T) {
-    let bytes = match postcard::to_extend(value, MAGIC.to_vec()) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("warning: .lockgraph/{name}: {e}; not saved");
-            return;
-        }
-    };
-    // A cache is rewritten only when it changed, so comparing first would only cost.
-    if let Err(e) = write_atomic_unsynced(&dir.join(name), &bytes) {
+    if let Err(e) = statcache::store(dir, name, ENGINE_VERSION, value) {
         eprintln!("warning: .lockgraph/{name}: {e}; not saved");
-    }
-}
-
-pub(super) trait HasEngine {
-    fn engine(&self) -> &str;
-}
-
-impl HasEngine for StatFile {
-    fn engine(&self) -> &str {
-        &self.engine
-    }
-}
-
-impl HasEngine for LockSummaryFile {
-    fn engine(&self) -> &str {
-        &self.engine
-    }
-}
-
-impl HasEngine for Shard {
-    fn engine(&self) -> &str {
-        &self.engine
     }
 }

@@ -7,7 +7,7 @@
 //! while the lockfile's stat is the one they were written for (with git's racy rule). A
 //! run reads the one shard it needs.
 
-use super::cache::{ENGINE_VERSION, HasEngine, Stat, load_file, write_file};
+use super::cache::{Stat, load_file, write_file};
 use lockgraph_queries::copy::lockfile::{Entry, Field, Kind, Lockfile, Span};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -34,15 +34,8 @@ fn shard_name(i: usize) -> String {
 
 #[derive(Deserialize)]
 struct ShardFile {
-    engine: String,
     lock: Stat,
     entries: Vec<(String, StoredEntry)>,
-}
-
-impl HasEngine for ShardFile {
-    fn engine(&self) -> &str {
-        &self.engine
-    }
 }
 
 /// An [`Entry`] as a shard holds it (the lockfile's types keep their JSON encoding).
@@ -121,8 +114,7 @@ struct ShardOut<'a> {
 
 impl Serialize for ShardOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("ShardFile", 3)?;
-        st.serialize_field("engine", ENGINE_VERSION)?;
+        let mut st = s.serialize_struct("ShardFile", 2)?;
         st.serialize_field("lock", &self.lock)?;
         let entries: Vec<(&str, EntryOut<'_>)> = self
             .entries
@@ -237,7 +229,8 @@ impl EntryStore {
         let i = shard_of(path);
         let shard = self.shards[i].get_or_init(|| {
             let (file, written) = load_file::<ShardFile>(&self.dir, &shard_name(i))?;
-            (file.lock == self.lock && self.lock.mtime_ns < written)
+            self.lock
+                .unchanged_since(&file.lock, written)
                 .then(|| file.entries.into_iter().collect())
         });
         let stored = shard.as_ref()?;

@@ -208,7 +208,7 @@ impl SoilCache {
                         entries: HashMap::new(),
                         on_disk: false,
                     },
-                    Loaded::OtherEngine => Shard {
+                    Loaded::OtherEngine(_) => Shard {
                         written_ns: 0,
                         entries: HashMap::new(),
                         on_disk: true,
