@@ -231,6 +231,23 @@ pub fn walk_parallel<T: Send>(
 /// `path` relative to `root` with `/` separators — the form lockfiles and reports use — if
 /// it lies below `root` and is valid UTF-8.
 pub fn relative(root: &Path, path: &Path) -> Option<String> {
+    // The walkers hand out `root` joined with clean names: on Unix that is a byte prefix
+    // and a `/`, and the text after it is the answer — no component splitting per file.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let (root_b, path_b) = (root.as_os_str().as_bytes(), path.as_os_str().as_bytes());
+        let clean = |rel: &str| {
+            !rel.is_empty() && rel.split('/').all(|part| !matches!(part, "" | "." | ".."))
+        };
+        if let Some(rest) = path_b.strip_prefix(root_b)
+            && let Some(rest) = rest.strip_prefix(b"/")
+            && let Ok(rel) = std::str::from_utf8(rest)
+            && clean(rel)
+        {
+            return Some(rel.to_string());
+        }
+    }
     let rel = path.strip_prefix(root).ok()?;
     let mut parts = Vec::new();
     for c in rel.components() {
@@ -245,6 +262,22 @@ pub fn relative(root: &Path, path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_paths_are_clean_slash_separated_text() {
+        let root = Path::new("/r/oot");
+        let rel = |p: &str| relative(root, Path::new(p));
+        assert_eq!(rel("/r/oot/a/b.md"), Some("a/b.md".into()));
+        assert_eq!(rel("/r/oot/a//b.md"), Some("a/b.md".into()));
+        assert_eq!(rel("/r/oot"), None);
+        assert_eq!(rel("/r/ootx/a.md"), None);
+        assert_eq!(rel("/r/other/a.md"), None);
+        assert_eq!(rel("/r/oot/../a.md"), None);
+        assert_eq!(
+            relative(Path::new("/"), Path::new("/a/b")),
+            Some("a/b".into())
+        );
+    }
 
     #[test]
     fn unchanged_bytes_are_not_rewritten() {

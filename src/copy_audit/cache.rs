@@ -15,7 +15,7 @@
 //! warning and rebuilt; writes replace files atomically, so concurrent runs cannot
 //! corrupt them (the last writer wins).
 
-use crate::statcache::{self, Loaded};
+use crate::statcache::{self, ExactMap, Loaded};
 use lockgraph_queries::copy::engine::{FileError, Finding};
 use lockgraph_queries::hash::ContentHash;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -37,9 +37,16 @@ const SHARDS: usize = 256;
 
 type Key = [u8; 32];
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct StatFile {
+    /// Sorted by path.
     entries: Vec<(String, Stat, [u8; 32])>,
+}
+
+/// [`StatFile`] as read: the same bytes, straight into the index.
+#[derive(Deserialize)]
+struct StatFileIn {
+    entries: ExactMap<String, (Stat, ContentHash)>,
 }
 
 /// What an audit reads of one lockfile entry (see `lockview`).
@@ -63,10 +70,11 @@ impl LockInfo {
 }
 
 /// The summary of a lockfile, valid while the lockfile's stat is unchanged.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 pub struct LockSummary {
     pub lock: Stat,
     pub prompt_outdated: bool,
+    #[serde(deserialize_with = "statcache::exact_map")]
     pub entries: FxHashMap<String, LockInfo>,
 }
 
@@ -92,9 +100,16 @@ pub struct CachedReport {
     pub error: Option<FileError>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct Shard {
+    /// Sorted by key.
     entries: Vec<(Key, CachedReport)>,
+}
+
+/// [`Shard`] as read.
+#[derive(Deserialize)]
+struct ShardIn {
+    entries: ExactMap<Key, CachedReport>,
 }
 
 pub struct Caches {
@@ -135,18 +150,14 @@ impl Caches {
         };
         let (summary, stats) = rayon::join(
             || caches.load::<LockSummaryFile>(LOCK_SUMMARY_FILE),
-            || caches.load::<StatFile>(STAT_FILE),
+            || caches.load::<StatFileIn>(STAT_FILE),
         );
         if let Some((file, written)) = summary {
             caches.lock_summary = Some((file.summary, written));
         }
         if let Some((file, written)) = stats {
             caches.stat_written_ns = written;
-            caches.stats = file
-                .entries
-                .into_iter()
-                .map(|(p, s, h)| (p, (s, ContentHash(h))))
-                .collect();
+            caches.stats = file.entries.0;
         }
         caches
     }
@@ -157,8 +168,8 @@ impl Caches {
 
     fn shard(&self, i: usize) -> &FxHashMap<Key, CachedReport> {
         self.shards[i].get_or_init(|| {
-            self.load::<Shard>(&Self::shard_name(i))
-                .map(|(s, _)| s.entries.into_iter().collect())
+            self.load::<ShardIn>(&Self::shard_name(i))
+                .map(|(s, _)| s.entries.0)
                 .unwrap_or_default()
         })
     }
