@@ -1,7 +1,7 @@
 //! The audit run: files in scope → (caches) → engine → report, `--fix`,
 //! `--list-unsegmented`, `--require-reviewed` and `--self-test`.
 
-use super::cache::{CachedReport, Caches, ENGINE_VERSION, LockInfo, Stat};
+use super::cache::{Caches, ENGINE_VERSION, LockInfo, ReportRef, Stat};
 use super::cli::{AuditArgs, OutputFormat};
 use super::lockview::LockView;
 use super::report::{self, AuditReport, ReviewStatus, Unsegmented, UnsegmentedReport};
@@ -304,11 +304,7 @@ pub fn audit(
                 c.record_stat(&path, scanned.stat, scanned.hash);
             }
             if computed {
-                let cached = CachedReport {
-                    findings: report.findings.clone(),
-                    error: report.error.clone(),
-                };
-                c.store_findings(key, cached);
+                c.store_findings(key);
             } else {
                 let (findings, error) = match c.take_findings(&key) {
                     Some(cached) => {
@@ -339,9 +335,9 @@ pub fn audit(
                 keys.iter().copied().zip(&audited).collect();
             c.save(
                 |key| {
-                    by_key.get(key).map(|a| CachedReport {
-                        findings: a.report.findings.clone(),
-                        error: a.report.error.clone(),
+                    by_key.get(key).map(|a| ReportRef {
+                        findings: &a.report.findings,
+                        error: &a.report.error,
                     })
                 },
                 lock.summary(),

@@ -100,10 +100,26 @@ pub struct CachedReport {
     pub error: Option<FileError>,
 }
 
+/// A [`CachedReport`] as written, borrowed from wherever the run holds it (the same bytes).
+#[derive(Clone, Copy, Serialize)]
+pub struct ReportRef<'a> {
+    pub findings: &'a [Finding],
+    pub error: &'a Option<FileError>,
+}
+
+impl CachedReport {
+    fn as_ref(&self) -> ReportRef<'_> {
+        ReportRef {
+            findings: &self.findings,
+            error: &self.error,
+        }
+    }
+}
+
 #[derive(Serialize)]
-struct Shard {
+struct Shard<'a> {
     /// Sorted by key.
-    entries: Vec<(Key, CachedReport)>,
+    entries: Vec<(Key, ReportRef<'a>)>,
 }
 
 /// [`Shard`] as read.
@@ -123,7 +139,7 @@ pub struct Caches {
     /// Keys of cached reports this run served.
     used: FxHashSet<Key>,
     /// Reports this run computed.
-    fresh: FxHashMap<Key, CachedReport>,
+    fresh: FxHashSet<Key>,
     lock_summary: Option<(LockSummary, i128)>,
     /// The lockfile was parsed this run: its summary is to be written, for this stat.
     lock_summary_wanted: Option<(Stat, bool)>,
@@ -144,7 +160,7 @@ impl Caches {
             new_stats: Vec::new(),
             shards: (0..SHARDS).map(|_| OnceLock::new()).collect(),
             used: FxHashSet::default(),
-            fresh: FxHashMap::default(),
+            fresh: FxHashSet::default(),
             lock_summary: None,
             lock_summary_wanted: None,
         };
@@ -193,9 +209,10 @@ impl Caches {
         self.shard(shard_of(key)).get(key)
     }
 
-    /// Records a freshly computed report.
-    pub fn store_findings(&mut self, key: Key, report: CachedReport) {
-        self.fresh.insert(key, report);
+    /// Notes that the run computed the report of `key`; [`Caches::save`] asks for it then,
+    /// so the run's reports are never copied into the cache.
+    pub fn store_findings(&mut self, key: Key) {
+        self.fresh.insert(key);
     }
 
     /// Moves a cached report out of the cache (the run owns it from here) and marks it
@@ -235,9 +252,9 @@ impl Caches {
     /// size, so auditing a subset of the tree does not evict the rest, yet a shard cannot
     /// grow without bound.
     /// `summary` is the lockfile summary the run holds, written if it was rebuilt.
-    pub fn save(
+    pub fn save<'r>(
         mut self,
-        served: impl Fn(&Key) -> Option<CachedReport>,
+        served: impl for<'k> Fn(&'k Key) -> Option<ReportRef<'r>>,
         summary: &FxHashMap<String, LockInfo>,
     ) {
         if !self.needs_save() {
@@ -274,9 +291,9 @@ impl Caches {
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             self.write(STAT_FILE, &StatFile { entries });
         }
-        let mut fresh_by_shard: Vec<Vec<(Key, CachedReport)>> = vec![Vec::new(); SHARDS];
-        for (k, v) in std::mem::take(&mut self.fresh) {
-            fresh_by_shard[shard_of(&k)].push((k, v));
+        let mut fresh_by_shard: Vec<Vec<Key>> = vec![Vec::new(); SHARDS];
+        for k in std::mem::take(&mut self.fresh) {
+            fresh_by_shard[shard_of(&k)].push(k);
         }
         for (i, fresh) in fresh_by_shard.into_iter().enumerate() {
             if fresh.is_empty() {
@@ -285,8 +302,8 @@ impl Caches {
             let old = self.shard(i);
             let used: Vec<&Key> = self.used.iter().filter(|k| shard_of(k) == i).collect();
             let budget = 2 * (fresh.len() + used.len()) + 16;
-            let mut all: FxHashMap<Key, CachedReport> = fresh.into_iter().collect();
-            for k in used {
+            let mut all: FxHashMap<Key, ReportRef<'_>> = FxHashMap::default();
+            for k in fresh.iter().chain(used) {
                 if let Some(v) = served(k) {
                     all.entry(*k).or_insert(v);
                 }
@@ -295,7 +312,7 @@ impl Caches {
                 if all.len() >= budget {
                     break;
                 }
-                all.entry(*k).or_insert_with(|| v.clone());
+                all.entry(*k).or_insert_with(|| v.as_ref());
             }
             let mut entries: Vec<_> = all.into_iter().collect();
             entries.sort_by_key(|e| e.0);
