@@ -60,7 +60,9 @@ fn sum_lock(prose: &str, calls: &str) -> String {
 }
 
 /// Path, `.tr` bytes, `.lock` bytes.
-fn files() -> Vec<(&'static str, Option<Vec<u8>>, Option<Vec<u8>>)> {
+type Files = Vec<(&'static str, Option<Vec<u8>>, Option<Vec<u8>>)>;
+
+fn files() -> Files {
     let call = r#"{ "name": "mean", "hash": "sha256:55555555" }, { "name": "nowhere", "hash": "sha256:66666666" }"#;
     vec![
         ("stats/_module", Some(MODULE_TR.into()), None),
