@@ -125,14 +125,10 @@ pub const SKIPPED_DIRS: &[&str] = &[
     ".lockgraph",
 ];
 
-/// The walker copy-audit uses: hidden files included, symlinks not followed, the skipped
+/// The walk copy-audit uses: hidden files included, symlinks not followed, the skipped
 /// directories never entered; `.gitignore` honoured (inside a git repository) if asked.
 /// (soil-lock lists its roots with `soil_lock::walk`, by the same rules without
 /// `.gitignore`, in parallel and statting as it goes.)
-pub fn walker(root: &Path, git_ignore: bool) -> ignore::Walk {
-    walk_builder(root, git_ignore).build()
-}
-
 fn walk_builder(root: &Path, git_ignore: bool) -> ignore::WalkBuilder {
     let mut builder = ignore::WalkBuilder::new(root);
     builder
@@ -151,7 +147,7 @@ fn walk_builder(root: &Path, git_ignore: bool) -> ignore::WalkBuilder {
     builder
 }
 
-/// [`walker`] on the walker's own threads: `visit` sees every entry and the values it
+/// The walk ([`walk_builder`]) on the walker's own threads: `visit` sees every entry and the values it
 /// returns are collected, in no particular order. A warm audit of a large tree is mostly
 /// walking and statting, and both spread over cores; the first walking error ends the walk
 /// and is returned.

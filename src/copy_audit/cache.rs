@@ -9,8 +9,11 @@
 //!   to the findings, so an unchanged file is not audited again. It is split into 256
 //!   shards by the key's first byte, each loaded on first use and rewritten only when this
 //!   run added to it: an edit of one file rewrites one shard, not every finding.
+//! - The **lockfile summary** (see `lockview`) keeps what an audit reads of each entry,
+//!   valid while the lockfile's stat is unchanged; the entries themselves are mirrored by
+//!   `entrycache`.
 //!
-//! Both are pure accelerators: results with and without them are byte-identical. A file
+//! All are pure accelerators: results with and without them are byte-identical. A file
 //! that is corrupt, truncated or from another version is moved aside with a one-line
 //! warning and rebuilt; writes replace files atomically, so concurrent runs cannot
 //! corrupt them (the last writer wins).
