@@ -279,4 +279,14 @@ fn an_edited_file_takes_its_entry_from_the_cache_not_the_whole_lockfile() {
     assert!(err.contains("moved aside"), "{err}");
     assert!(err.contains("read lockfile"), "{err}");
     assert_eq!(out, run(&tree, &["--json", "--no-cache"]).1);
+
+    // That parse rebuilt the shards: the next edit needs no parse again.
+    edit("Vstupné je 60Kč", "Vstupné je 70Kč");
+    let (out, err) = audit_with_timings(&tree);
+    assert!(
+        !err.contains("read lockfile"),
+        "the shards were not rebuilt: {err}"
+    );
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(out, run(&tree, &["--json", "--no-cache"]).1);
 }

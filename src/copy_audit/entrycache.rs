@@ -223,6 +223,18 @@ impl EntryStore {
         }
     }
 
+    /// Writes the shards again from `lock`, just parsed from `lock_path` — if the
+    /// lockfile still has the stat this store is for, so that what is written is what
+    /// that stat describes.
+    pub fn rebuild(&self, lock_path: &Path, lock: &Lockfile) {
+        let now = std::fs::metadata(lock_path).map(|m| Stat::of(&m));
+        if now.is_ok_and(|s| s == self.lock)
+            && let Some(root) = self.dir.parent()
+        {
+            write(root, lock, self.lock);
+        }
+    }
+
     /// The entry of `path` (`Some(None)`: the lockfile has none), or `None` when the store
     /// cannot vouch for the lockfile and it must be parsed.
     pub fn entry(&self, path: &str) -> Option<Option<Entry>> {

@@ -153,10 +153,13 @@ impl<'a> LockView<'a> {
         }
         let full = self.full.get_or_init(|| {
             let _read = crate::timings::phase("read lockfile");
-            self.ws
-                .read_lockfile()
-                .map(Mutex::new)
-                .map_err(|f| f.message)
+            let lock = self.ws.read_lockfile();
+            // The entry mirror could not vouch (missing or damaged): rebuild it, so the
+            // next run does not parse the lockfile again.
+            if let (Ok(lock), Some(store)) = (&lock, &self.store) {
+                store.rebuild(&self.ws.lock_path, lock);
+            }
+            lock.map(Mutex::new).map_err(|f| f.message)
         });
         match full {
             Ok(lock) => Ok(lock.lock().expect("no holder panics").files.remove(path)),
