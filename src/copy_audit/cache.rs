@@ -21,6 +21,7 @@
 use crate::statcache::{self, ExactMap, Loaded};
 use lockgraph_queries::copy::engine::{FileError, Finding};
 use lockgraph_queries::hash::ContentHash;
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -257,7 +258,7 @@ impl Caches {
     /// `summary` is the lockfile summary the run holds, written if it was rebuilt.
     pub fn save<'r>(
         mut self,
-        served: impl for<'k> Fn(&'k Key) -> Option<ReportRef<'r>>,
+        served: impl for<'k> Fn(&'k Key) -> Option<ReportRef<'r>> + Sync,
         summary: &FxHashMap<String, LockInfo>,
     ) {
         if !self.needs_save() {
@@ -298,29 +299,35 @@ impl Caches {
         for k in std::mem::take(&mut self.fresh) {
             fresh_by_shard[shard_of(&k)].push(k);
         }
-        for (i, fresh) in fresh_by_shard.into_iter().enumerate() {
-            if fresh.is_empty() {
-                continue;
-            }
-            let old = self.shard(i);
-            let used: Vec<&Key> = self.used.iter().filter(|k| shard_of(k) == i).collect();
-            let budget = 2 * (fresh.len() + used.len()) + 16;
-            let mut all: FxHashMap<Key, ReportRef<'_>> = FxHashMap::default();
-            for k in fresh.iter().chain(used) {
-                if let Some(v) = served(k) {
-                    all.entry(*k).or_insert(v);
+        // Shards are independent files: encoded and written on every core (a cold run of a
+        // large tree writes all 256).
+        let this = &self;
+        fresh_by_shard
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(i, fresh)| {
+                if fresh.is_empty() {
+                    return;
                 }
-            }
-            for (k, v) in old {
-                if all.len() >= budget {
-                    break;
+                let old = this.shard(i);
+                let used: Vec<&Key> = this.used.iter().filter(|k| shard_of(k) == i).collect();
+                let budget = 2 * (fresh.len() + used.len()) + 16;
+                let mut all: FxHashMap<Key, ReportRef<'_>> = FxHashMap::default();
+                for k in fresh.iter().chain(used) {
+                    if let Some(v) = served(k) {
+                        all.entry(*k).or_insert(v);
+                    }
                 }
-                all.entry(*k).or_insert_with(|| v.as_ref());
-            }
-            let mut entries: Vec<_> = all.into_iter().collect();
-            entries.sort_by_key(|e| e.0);
-            self.write(&Self::shard_name(i), &Shard { entries });
-        }
+                for (k, v) in old {
+                    if all.len() >= budget {
+                        break;
+                    }
+                    all.entry(*k).or_insert_with(|| v.as_ref());
+                }
+                let mut entries: Vec<_> = all.into_iter().collect();
+                entries.sort_by_key(|e| e.0);
+                this.write(&Self::shard_name(i), &Shard { entries });
+            });
     }
 
     fn write<T: Serialize>(&self, name: &str, value: &T) {
