@@ -146,10 +146,11 @@ impl<'a> LockView<'a> {
         if self.info(path).is_none() {
             return Ok(None);
         }
+        // The summary has an entry for `path`, so a mirror without one cannot vouch either.
         if self.full.get().is_none()
-            && let Some(entry) = self.store.as_ref().and_then(|s| s.entry(path))
+            && let Some(Some(entry)) = self.store.as_ref().and_then(|s| s.entry(path))
         {
-            return Ok(entry);
+            return Ok(Some(entry));
         }
         let full = self.full.get_or_init(|| {
             let _read = crate::timings::phase("read lockfile");
