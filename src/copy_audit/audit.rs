@@ -1,7 +1,7 @@
 //! The audit run: files in scope → (caches) → engine → report, `--fix`,
 //! `--list-unsegmented`, `--require-reviewed` and `--self-test`.
 
-use super::cache::{Caches, ENGINE_VERSION, LockInfo, ReportRef, Stat};
+use super::cache::{Caches, ENGINE_VERSION, LockInfo, ReportRef, Stat, Taken};
 use super::cli::{AuditArgs, OutputFormat};
 use super::lockview::LockView;
 use super::report::{self, AuditReport, ReviewStatus, Unsegmented, UnsegmentedReport};
@@ -206,7 +206,17 @@ struct Outcome1 {
     scanned: Scanned,
     key: [u8; 32],
     report: FileReport,
-    computed: bool,
+    origin: Origin,
+}
+
+/// Where a file's report came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Engine,
+    Cache,
+    /// The cached report of another file with the same key (identical content and
+    /// spans), which took it out of the cache this run: copied from it after the pass.
+    SameAs,
 }
 
 /// Audits every file in `files` (paths with the stats the walk took), from the caches where
@@ -242,18 +252,23 @@ pub fn audit(
                     let mut scanned = scan_one(ws, path, *stat, shared)?;
                     let state = lock.state(path, scanned.hash);
                     let key = findings_key(path, &scanned.hash, state, lock, &settings_key);
-                    if shared.is_some_and(|c| c.findings(&key).is_some()) {
-                        // Moved out of the cache after the parallel pass, not cloned here.
+                    // Taken out of the cache here, on the workers, not cloned.
+                    let taken = shared.map_or(Taken::Missing, |c| c.take_findings(&key));
+                    if !matches!(taken, Taken::Missing) {
+                        let (findings, error, origin) = match taken {
+                            Taken::Report(r) => (r.findings, r.error, Origin::Cache),
+                            _ => (Vec::new(), None, Origin::SameAs),
+                        };
                         let report = FileReport {
                             state,
-                            findings: Vec::new(),
-                            error: None,
+                            findings,
+                            error,
                         };
                         return Ok(Outcome1 {
                             scanned,
                             key,
                             report,
-                            computed: false,
+                            origin,
                         });
                     }
                     let bytes = match scanned.bytes.take() {
@@ -274,7 +289,7 @@ pub fn audit(
                         scanned,
                         key,
                         report,
-                        computed: true,
+                        origin: Origin::Engine,
                     })
                 })
                 .collect::<Result<Vec<_>, Failure>>()
@@ -287,37 +302,28 @@ pub fn audit(
     // a warm run, most of it the kernel handing out fresh pages).
     let mut audited = Vec::with_capacity(files.len());
     // Files with equal keys (identical content and spans) share one cached report: the
-    // first takes it out of the cache, the others copy it from the first.
-    let mut owner: FxHashMap<[u8; 32], usize> =
-        FxHashMap::with_capacity_and_hasher(files.len(), Default::default());
+    // one that took it out of the cache is its owner, the others copy from it.
+    let mut owner: FxHashMap<[u8; 32], usize> = FxHashMap::default();
+    let mut copies = Vec::new();
     let mut keys = Vec::with_capacity(files.len());
     // The paths move into the reports: a copy of each was a tenth of a warm run's merge.
     for (o, (path, _)) in outcomes.into_iter().flatten().zip(files) {
         let Outcome1 {
             scanned,
             key,
-            mut report,
-            computed,
+            report,
+            origin,
         } = o;
         if let Some(c) = caches.as_mut() {
             if scanned.read {
                 c.record_stat(&path, scanned.stat, scanned.hash);
             }
-            if computed {
-                c.store_findings(key);
-            } else {
-                let (findings, error) = match c.take_findings(&key) {
-                    Some(cached) => {
-                        owner.insert(key, audited.len());
-                        (cached.findings, cached.error)
-                    }
-                    None => {
-                        let first: &Audited = &audited[owner[&key]];
-                        (first.report.findings.clone(), first.report.error.clone())
-                    }
-                };
-                report.findings = findings;
-                report.error = error;
+            match origin {
+                Origin::Engine => c.store_findings(key),
+                Origin::Cache => {
+                    owner.insert(key, audited.len());
+                }
+                Origin::SameAs => copies.push(audited.len()),
             }
         }
         keys.push(key);
@@ -326,6 +332,12 @@ pub fn audit(
             hash: scanned.hash,
             report,
         });
+    }
+    for i in copies {
+        let first = &audited[owner[&keys[i]]].report;
+        let (findings, error) = (first.findings.clone(), first.error.clone());
+        audited[i].report.findings = findings;
+        audited[i].report.error = error;
     }
     match caches {
         Some(c) if c.needs_save() => {

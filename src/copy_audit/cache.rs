@@ -26,7 +26,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 pub use crate::statcache::Stat;
 
@@ -139,14 +139,28 @@ pub struct Caches {
     stats: FxHashMap<String, (Stat, ContentHash)>,
     new_stats: Vec<(String, Stat, [u8; 32])>,
     /// Loaded on first use, from any worker thread.
-    shards: Vec<OnceLock<FxHashMap<Key, CachedReport>>>,
-    /// Keys of cached reports this run served.
-    used: FxHashSet<Key>,
+    shards: Vec<OnceLock<Mutex<Shelf>>>,
     /// Reports this run computed.
     fresh: FxHashSet<Key>,
     lock_summary: Option<(LockSummary, i128)>,
     /// The lockfile was parsed this run: its summary is to be written, for this stat.
     lock_summary_wanted: Option<(Stat, bool)>,
+}
+
+/// One findings shard as a run holds it: the reports not yet taken, and the keys of those
+/// this run took (which a rewrite of the shard asks back for).
+#[derive(Default)]
+struct Shelf {
+    reports: FxHashMap<Key, CachedReport>,
+    taken: FxHashSet<Key>,
+}
+
+/// What [`Caches::take_findings`] found for a key.
+pub enum Taken {
+    Report(CachedReport),
+    /// Another file with the same key (identical content and spans) took it this run.
+    Shared,
+    Missing,
 }
 
 fn shard_of(key: &Key) -> usize {
@@ -163,7 +177,6 @@ impl Caches {
             stats: FxHashMap::default(),
             new_stats: Vec::new(),
             shards: (0..SHARDS).map(|_| OnceLock::new()).collect(),
-            used: FxHashSet::default(),
             fresh: FxHashSet::default(),
             lock_summary: None,
             lock_summary_wanted: None,
@@ -186,11 +199,16 @@ impl Caches {
         format!("{FINDINGS_DIR}/{i:02x}.v1")
     }
 
-    fn shard(&self, i: usize) -> &FxHashMap<Key, CachedReport> {
+    fn shard(&self, i: usize) -> &Mutex<Shelf> {
         self.shards[i].get_or_init(|| {
-            self.load::<ShardIn>(&Self::shard_name(i))
+            let reports = self
+                .load::<ShardIn>(&Self::shard_name(i))
                 .map(|(s, _)| s.entries.0)
-                .unwrap_or_default()
+                .unwrap_or_default();
+            Mutex::new(Shelf {
+                reports,
+                taken: FxHashSet::default(),
+            })
         })
     }
 
@@ -208,24 +226,24 @@ impl Caches {
         self.new_stats.push((path.to_string(), stat, hash.0));
     }
 
-    /// A cached report (safe to call from several threads).
-    pub fn findings(&self, key: &Key) -> Option<&CachedReport> {
-        self.shard(shard_of(key)).get(key)
-    }
-
     /// Notes that the run computed the report of `key`; [`Caches::save`] asks for it then,
     /// so the run's reports are never copied into the cache.
     pub fn store_findings(&mut self, key: Key) {
         self.fresh.insert(key);
     }
 
-    /// Moves a cached report out of the cache (the run owns it from here) and marks it
-    /// used, so a rewrite of its shard asks for it back. `None` if an earlier file with
-    /// the same key (identical content and spans) already took it.
-    pub fn take_findings(&mut self, key: &Key) -> Option<CachedReport> {
-        let report = self.shards[shard_of(key)].get_mut()?.remove(key)?;
-        self.used.insert(*key);
-        Some(report)
+    /// Moves a cached report out of the cache (the run owns it from here; safe from any
+    /// worker thread) and marks it taken, so a rewrite of its shard asks for it back.
+    pub fn take_findings(&self, key: &Key) -> Taken {
+        let mut shelf = self.shard(shard_of(key)).lock().expect("no holder panics");
+        match shelf.reports.remove(key) {
+            Some(report) => {
+                shelf.taken.insert(*key);
+                Taken::Report(report)
+            }
+            None if shelf.taken.contains(key) => Taken::Shared,
+            None => Taken::Missing,
+        }
     }
 
     /// Takes the lockfile summary, if it was made from a lockfile with this stat and the
@@ -309,8 +327,8 @@ impl Caches {
                 if fresh.is_empty() {
                     return;
                 }
-                let old = this.shard(i);
-                let used: Vec<&Key> = this.used.iter().filter(|k| shard_of(k) == i).collect();
+                let shelf = this.shard(i).lock().expect("no holder panics");
+                let (old, used) = (&shelf.reports, &shelf.taken);
                 let budget = 2 * (fresh.len() + used.len()) + 16;
                 let mut all: FxHashMap<Key, ReportRef<'_>> = FxHashMap::default();
                 for k in fresh.iter().chain(used) {
