@@ -34,8 +34,12 @@ impl Progress {
         }
     }
 
-    /// Counts one item; the first call after the delay makes the bar visible.
+    /// Counts one item; the first call after the delay makes the bar visible. A bar that
+    /// can never show counts nothing: the shared counter cost 2% of a warm audit.
     pub fn inc(&self) {
+        if !self.wanted {
+            return;
+        }
         self.bar.inc(1);
         if self.wanted && self.shown.get().is_none() && self.started.elapsed() >= DELAY {
             self.shown.get_or_init(|| {
