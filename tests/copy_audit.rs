@@ -773,3 +773,46 @@ fn human_listings_are_readable() {
         "{text}"
     );
 }
+
+/// The paths a report has findings for.
+fn files_with_findings(report: &Value) -> std::collections::BTreeSet<String> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["filePath"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn gitignore_is_honoured_inside_a_git_repository_only() {
+    // Outside a git repository a `.gitignore` is just a file: everything is audited.
+    let tree = Tree::copy_of("copy");
+    tree.write(".gitignore", "content/talks/\n");
+    let (_, r) = audit_json(&tree, &[]);
+    assert_eq!(r["totalFiles"], 4);
+    assert!(files_with_findings(&r).contains(UVOD));
+
+    // Inside one, ignored files are not audited, and a negation brings one back.
+    std::fs::create_dir(tree.path(".git")).unwrap();
+    let (_, r) = audit_json(&tree, &[]);
+    assert_eq!(r["totalFiles"], 3, "content/talks/ is ignored");
+    assert!(!files_with_findings(&r).contains(UVOD));
+
+    tree.write(".gitignore", "content/*\n!content/talks/\n");
+    tree.write("content/guide/.gitignore", "");
+    let (_, r) = audit_json(&tree, &[]);
+    assert_eq!(
+        r["totalFiles"], 2,
+        "only the talk and the component are left"
+    );
+    assert!(files_with_findings(&r).contains(UVOD));
+    assert!(!files_with_findings(&r).contains(AGENDA));
+
+    // A `.gitignore` deeper down applies below it.
+    tree.write(".gitignore", "");
+    tree.write("content/guide/.gitignore", "*.en.md\n");
+    let (_, r) = audit_json(&tree, &[]);
+    assert_eq!(r["totalFiles"], 3);
+    assert!(!files_with_findings(&r).contains(SETUP));
+}
