@@ -1,9 +1,9 @@
 //! The copy-audit query graph.
 //!
 //! ```text
-//! SourceFile.bytes ─► content_hash ─┐
+//! SourceFile.source ► content_hash ─┐
 //! SourceFile.entry ─────────────────┴► entry_state ─► span_index ───────────┐
-//! SourceFile.bytes ─► views ─► hits (all rules, view coordinates) ─► placed ─┴► report
+//! SourceFile.source ► views ─► hits (all rules, view coordinates) ─► placed ─┴► report
 //! Settings (HIGH durability) ────────┘                                        ┘
 //! ```
 //!
