@@ -93,12 +93,7 @@ pub struct DirLock {
 impl DirLock {
     pub fn acquire(root: &Path) -> io::Result<DirLock> {
         let dir = root.join(".lockgraph");
-        fs::create_dir_all(&dir)?;
-        let ignore = dir.join(".gitignore");
-        if !ignore.exists() {
-            // Best effort: a missing .gitignore only means git shows the directory.
-            let _ = fs::write(&ignore, "*\n");
-        }
+        crate::statcache::create_dir(&dir, &dir)?;
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)

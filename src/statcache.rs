@@ -112,6 +112,16 @@ where
     ExactMap::deserialize(d).map(|m| m.0)
 }
 
+/// Which of `shards` cache files holds `path`: FNV-1a, stable across runs, platforms and
+/// versions (unlike `std`'s hasher); a change needs a new engine key.
+pub fn path_shard(path: &str, shards: usize) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in path.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    (h % shards as u64) as usize
+}
+
 /// The first bytes of every cache file.
 pub const MAGIC: &[u8; 4] = b"LGC1";
 

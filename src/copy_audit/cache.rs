@@ -32,7 +32,7 @@ pub use crate::statcache::Stat;
 
 /// Bumped whenever the engine's output for the same inputs may change, or the keys are
 /// derived differently: part of every key and of the file headers.
-pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache4");
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache5");
 
 const STAT_FILE: &str = "stat-index.v1";
 const LOCK_SUMMARY_FILE: &str = "lock-summary.v1";
@@ -282,13 +282,9 @@ impl Caches {
         if !self.needs_save() {
             return;
         }
-        if let Err(e) = fs::create_dir_all(self.dir.join(FINDINGS_DIR)) {
+        if let Err(e) = statcache::create_dir(&self.dir, &self.dir.join(FINDINGS_DIR)) {
             eprintln!("warning: .lockgraph: {e}; caches not saved");
             return;
-        }
-        let ignore = self.dir.join(".gitignore");
-        if !ignore.exists() {
-            let _ = fs::write(&ignore, "*\n");
         }
         if let Some((lock, prompt_outdated)) = self.lock_summary_wanted.take() {
             self.write(

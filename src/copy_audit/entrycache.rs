@@ -19,13 +19,8 @@ use std::sync::OnceLock;
 const DIR: &str = "lock-entries";
 const SHARDS: usize = 64;
 
-/// Which shard holds `path`: FNV-1a, fixed forever (a change needs a new engine version).
 fn shard_of(path: &str) -> usize {
-    let mut h: u32 = 0x811c_9dc5;
-    for b in path.bytes() {
-        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
-    }
-    h as usize % SHARDS
+    crate::statcache::path_shard(path, SHARDS)
 }
 
 fn shard_name(i: usize) -> String {
@@ -186,7 +181,7 @@ impl Serialize for FieldOut<'_> {
 /// Writes the shards for `lock`, just parsed from a lockfile with stat `stat`.
 pub fn write(root: &Path, lock: &Lockfile, stat: Stat) {
     let dir = root.join(".lockgraph");
-    if let Err(e) = std::fs::create_dir_all(dir.join(DIR)) {
+    if let Err(e) = crate::statcache::create_dir(&dir, &dir.join(DIR)) {
         eprintln!("warning: .lockgraph/{DIR}: {e}; not saved");
         return;
     }

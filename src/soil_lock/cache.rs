@@ -150,13 +150,8 @@ pub struct SoilCache {
     new_externals: Option<Vec<(String, Stat, ContentHash)>>,
 }
 
-/// FNV-1a: stable across runs, platforms and versions, unlike `std`'s hasher.
 fn shard_of(path: &str) -> usize {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in path.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    (h % SHARDS as u64) as usize
+    crate::statcache::path_shard(path, SHARDS)
 }
 
 fn shard_name(i: usize) -> String {

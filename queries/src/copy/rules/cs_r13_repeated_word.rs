@@ -11,8 +11,7 @@
 //! copies that both start with a capital are a name (`Bora Bora`), and words with digits
 //! are not words.
 
-use super::en_r6_repeated_word::repeat_hit;
-use super::repeat::for_each_repeat;
+use super::repeat::{for_each_repeat, repeat_hit};
 use super::scan::MetaSource;
 use super::{Hit, Rule, RuleMeta, Severity};
 use crate::copy::view::View;

@@ -10,11 +10,10 @@
 //! `blah blah`. Two copies that both start with a capital (`Bora Bora`, `Sing Sing`) are
 //! names, not slips.
 
-use super::repeat::for_each_repeat;
+use super::repeat::{for_each_repeat, repeat_hit};
 use super::scan::MetaSource;
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Hit, Rule, RuleMeta, Severity};
 use crate::copy::view::View;
-use std::ops::Range;
 
 const ALLOWED: &[&str] = &[
     "that", "had", "is", "do", "ha", "no", "bye", "bla", "blah", "so",
@@ -61,18 +60,6 @@ impl Rule for RepeatedWord {
         for_each_repeat(&view.text, 1, ALLOWED, |gap_start, word| {
             out.push(repeat_hit(&view.text, gap_start, word));
         });
-    }
-}
-
-pub(super) fn repeat_hit(text: &str, gap_start: usize, word: Range<usize>) -> Hit {
-    Hit {
-        range: word.clone(),
-        message: format!("repeated word “{}”", &text[word.clone()]),
-        fix: Some(Edit {
-            range: gap_start..word.end,
-            replacement: String::new(),
-        }),
-        anchor: None,
     }
 }
 

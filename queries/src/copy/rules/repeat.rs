@@ -7,6 +7,7 @@
 //! the word before the next gap; characters are decoded only in non-ASCII words.
 
 use super::scan::{is_alnum, is_letter};
+use super::{Edit, Hit};
 use std::ops::Range;
 
 /// Byte classes for the ASCII fast path; every byte ≥ 0x80 is [`DECODE`].
@@ -163,6 +164,20 @@ pub(super) fn for_each_repeat(
         // Resume after the word: none of its bytes is a gap.
         i = next.range.end.max(i);
         after = Some(next);
+    }
+}
+
+/// The hit both rules report: at the second copy, fixed by removing it and the gap
+/// before it.
+pub(super) fn repeat_hit(text: &str, gap_start: usize, word: Range<usize>) -> Hit {
+    Hit {
+        range: word.clone(),
+        message: format!("repeated word “{}”", &text[word.clone()]),
+        fix: Some(Edit {
+            range: gap_start..word.end,
+            replacement: String::new(),
+        }),
+        anchor: None,
     }
 }
 
