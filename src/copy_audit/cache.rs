@@ -363,7 +363,15 @@ pub(super) fn load_file<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str) ->
             } else {
                 "ignored".to_string()
             };
-            eprintln!("warning: {shown}: written by engine {engine}; {what} and rebuilt");
+            // An upgrade finds every cache file from the old engine: one line says so, not
+            // one per file (a large tree has hundreds).
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                eprintln!(
+                    "warning: {shown}: written by engine {engine}; {what} and rebuilt \
+                     (with any other cache file of that engine)"
+                );
+            });
             None
         }
     }
