@@ -23,3 +23,4 @@ pub mod progress;
 pub mod soil_lock;
 pub mod statcache;
 pub mod timings;
+pub mod walk;

@@ -5,6 +5,7 @@ use crate::copy_audit::Failure;
 use crate::copy_audit::cache::Stat;
 use crate::fsutil::relative;
 use lockgraph_queries::copy::lockfile::{self, Backend, Lockfile, Segmenter};
+use rayon::slice::ParallelSliceMut;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -111,23 +112,20 @@ impl Workspace {
             Skipped(String),
             Failed(String),
         }
-        let seen = crate::fsutil::walk_parallel(&self.root, true, |entry| {
-            let ft = entry.file_type()?;
-            if ft.is_dir() {
+        let seen = crate::walk::walk(&self.root, true, |entry| {
+            let rel = entry.rel;
+            if !matcher.is_included(rel) || rel == self.config.cache_path {
                 return None;
             }
-            let rel = relative(&self.root, entry.path())?;
-            if !matcher.is_included(&rel) || rel == self.config.cache_path {
-                return None;
-            }
-            let meta = if ft.is_symlink() {
-                if self.resolve_inside(entry.path()).is_none() {
+            let meta = if entry.file_type.is_symlink() {
+                let path = entry.path();
+                if self.resolve_inside(&path).is_none() {
                     return Some(Seen::Skipped(format!(
                         "{rel}: symlink leads outside the root; skipped"
                     )));
                 }
                 // The stat of what the link leads to: that is what gets read.
-                match fs::metadata(entry.path()) {
+                match fs::metadata(&path) {
                     Ok(m) if m.is_file() => m,
                     _ => return None,
                 }
@@ -137,13 +135,13 @@ impl Workspace {
                     Err(e) => return Some(Seen::Failed(format!("{rel}: {e}"))),
                 }
             };
-            Some(Seen::File(rel, Stat::of(&meta)))
+            Some(Seen::File(rel.to_string(), Stat::of(&meta)))
         })
         .map_err(|e| Failure::new(format!("walking the tree: {e}")))?;
-        let mut files = Vec::with_capacity(seen.len());
+        let mut files = Vec::with_capacity(seen.iter().map(Vec::len).sum());
         let mut skipped = Vec::new();
         let mut failed = Vec::new();
-        for s in seen {
+        for s in seen.into_iter().flatten() {
             match s {
                 Seen::File(rel, stat) => files.push((rel, stat)),
                 Seen::Skipped(w) => skipped.push(w),
@@ -158,7 +156,7 @@ impl Workspace {
         for warning in skipped {
             eprintln!("warning: {warning}");
         }
-        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        files.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         Ok(files)
     }
 

@@ -4,7 +4,7 @@
 //! right where it is listed, relative to its open directory (no path lookup from the root):
 //! on a warm run with the cache, listing and statting is all the file system work left.
 //!
-//! The rules are those of copy-audit's walk (`fsutil::walk_parallel`): hidden files included,
+//! The rules are those of copy-audit's walk (`crate::walk`): hidden files included,
 //! `.gitignore` not read, symlinks not followed, `fsutil::SKIPPED_DIRS` never entered, and
 //! paths that are not UTF-8 skipped.
 

@@ -1,0 +1,323 @@
+//! The walk copy-audit takes of its root: hidden files included, symlinks not followed, the
+//! [`SKIPPED_DIRS`] never entered, and `.gitignore` (with `.git/info/exclude`) honoured
+//! inside a git repository.
+//!
+//! A warm audit of a large tree is mostly this walk, so it does only what the audit needs:
+//! each directory is listed once, its subdirectories on every core (rayon), and the visitor
+//! sees root-relative paths and stats files relative to the open directory. Until 0.1 it
+//! was `ignore`'s walker, whose per-entry bookkeeping (a full path, an ignore-rule chain
+//! consulted even when no rule exists, a work queue) cost half of a warm run's walk; the
+//! ignore rules are still `ignore`'s own matchers, applied with the semantics its walker
+//! had with `parents(false)`, which `tests/copy_audit.rs` pins (rules apply only when the
+//! root or a directory below it is a repository, the innermost match wins, negations
+//! re-include, and a repository's own directory is the outermost whose rules count).
+
+use crate::fsutil::SKIPPED_DIRS;
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use rayon::prelude::*;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// One entry of the walk that is not a directory: a file, or a symlink (not followed).
+pub struct Entry<'a> {
+    /// Root-relative, `/`-separated.
+    pub rel: &'a str,
+    pub file_type: fs::FileType,
+    entry: &'a fs::DirEntry,
+}
+
+impl Entry<'_> {
+    /// The entry's absolute path.
+    pub fn path(&self) -> PathBuf {
+        self.entry.path()
+    }
+
+    /// The entry's own stat (a symlink's, not its target's), taken relative to the open
+    /// directory rather than by looking the whole path up again.
+    pub fn metadata(&self) -> io::Result<fs::Metadata> {
+        self.entry.metadata()
+    }
+}
+
+/// Walks `root`, calling `visit` on every file and symlink on any thread; what it returns
+/// is kept, in batches in no particular order. `git_ignore` turns the ignore rules on. The
+/// first error (an unreadable directory, a malformed `.gitignore`) ends the walk.
+pub fn walk<T: Send>(
+    root: &Path,
+    git_ignore: bool,
+    visit: impl Fn(&Entry) -> Option<T> + Sync,
+) -> io::Result<Vec<Vec<T>>> {
+    let walker = Walker {
+        git_ignore,
+        visit,
+        out: Mutex::new(Vec::new()),
+    };
+    walker.dir(root.to_path_buf(), String::new(), None)?;
+    Ok(walker.out.into_inner().expect("no visitor panics"))
+}
+
+struct Walker<F, T> {
+    git_ignore: bool,
+    visit: F,
+    out: Mutex<Vec<Vec<T>>>,
+}
+
+/// The ignore rules of one directory, linked to those of its parent.
+struct Rules {
+    parent: Option<Arc<Rules>>,
+    /// Length of the directory's root-relative path with its trailing `/` (0 at the root):
+    /// what to cut off a path to match it against this directory's rules.
+    prefix: usize,
+    gitignore: Gitignore,
+    exclude: Gitignore,
+    /// The directory is a repository (`.git` or `.jj` in it).
+    repository: bool,
+}
+
+impl Rules {
+    /// Whether `rel` is ignored: the innermost directory with a rule matching it decides
+    /// (an ignore or a negation), looking outwards no further than the innermost
+    /// repository; rules count only if some directory of the chain is a repository.
+    fn ignores(self: &Arc<Rules>, rel: &str, is_dir: bool) -> bool {
+        let chain = || std::iter::successors(Some(self), |r| r.parent.as_ref());
+        if !chain().any(|r| r.repository) {
+            return false;
+        }
+        let (mut gitignore, mut exclude) = (Match::None, Match::None);
+        for r in chain() {
+            let path = Path::new(&rel[r.prefix..]);
+            if gitignore.is_none() {
+                gitignore = r.gitignore.matched(path, is_dir);
+            }
+            if exclude.is_none() {
+                exclude = r.exclude.matched(path, is_dir);
+            }
+            if r.repository {
+                break;
+            }
+        }
+        gitignore.or(exclude).is_ignore()
+    }
+}
+
+impl<F, T> Walker<F, T>
+where
+    F: Fn(&Entry) -> Option<T> + Sync,
+    T: Send,
+{
+    fn dir(&self, path: PathBuf, rel: String, rules: Option<Arc<Rules>>) -> io::Result<()> {
+        let at = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+        let entries = fs::read_dir(&path)
+            .map_err(at)?
+            .collect::<io::Result<Vec<fs::DirEntry>>>()
+            .map_err(at)?;
+        let rules = if self.git_ignore {
+            Some(self.rules(&path, &rel, &entries, rules)?)
+        } else {
+            None
+        };
+        let mut name_at = rel.clone();
+        if !name_at.is_empty() {
+            name_at.push('/');
+        }
+        let prefix = name_at.len();
+        let mut found = Vec::new();
+        let mut subdirs = Vec::new();
+        for entry in &entries {
+            let file_type = entry.file_type().map_err(at)?;
+            let name = entry.file_name();
+            // Paths that are not UTF-8 cannot be named in a lockfile or a report.
+            let Some(name) = name.to_str() else { continue };
+            name_at.truncate(prefix);
+            name_at.push_str(name);
+            let is_dir = file_type.is_dir();
+            if is_dir && SKIPPED_DIRS.contains(&name) {
+                continue;
+            }
+            if rules.as_ref().is_some_and(|r| r.ignores(&name_at, is_dir)) {
+                continue;
+            }
+            if is_dir {
+                subdirs.push((entry.path(), name_at.clone()));
+                continue;
+            }
+            let seen = Entry {
+                rel: &name_at,
+                file_type,
+                entry,
+            };
+            found.extend((self.visit)(&seen));
+        }
+        if !found.is_empty() {
+            self.out.lock().expect("no visitor panics").push(found);
+        }
+        drop(entries);
+        subdirs
+            .into_par_iter()
+            .try_for_each(|(path, rel)| self.dir(path, rel, rules.clone()))
+    }
+
+    /// This directory's rules: its `.gitignore`, and if it is a repository, the
+    /// repository's `info/exclude`. Files are read only when the listing shows them.
+    fn rules(
+        &self,
+        path: &Path,
+        rel: &str,
+        entries: &[fs::DirEntry],
+        parent: Option<Arc<Rules>>,
+    ) -> io::Result<Arc<Rules>> {
+        let has = |name: &str| entries.iter().any(|e| e.file_name() == name);
+        let git = has(".git")
+            .then(|| path.join(".git"))
+            .filter(|g| g.exists());
+        let repository = git.is_some() || (has(".jj") && path.join(".jj").exists());
+        let gitignore = if has(".gitignore") {
+            matcher(path, &path.join(".gitignore"))?
+        } else {
+            Gitignore::empty()
+        };
+        let exclude = match git.as_deref().and_then(git_common_dir) {
+            Some(common) => {
+                let file = common.join("info/exclude");
+                if file.is_file() {
+                    matcher(path, &file)?
+                } else {
+                    Gitignore::empty()
+                }
+            }
+            None => Gitignore::empty(),
+        };
+        Ok(Arc::new(Rules {
+            parent,
+            prefix: if rel.is_empty() { 0 } else { rel.len() + 1 },
+            gitignore,
+            exclude,
+            repository,
+        }))
+    }
+}
+
+/// The rules of `file`, for paths below `dir`; a malformed line is an error naming it.
+fn matcher(dir: &Path, file: &Path) -> io::Result<Gitignore> {
+    let mut builder = GitignoreBuilder::new(dir);
+    if let Some(e) = builder.add(file) {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string()));
+    }
+    builder
+        .build()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))
+}
+
+/// The directory holding a repository's shared files (`info/exclude`): `.git` itself, or
+/// for a worktree or submodule (a `.git` file saying `gitdir: …`) the directory it names,
+/// or that directory's `commondir`. None if it cannot be resolved.
+fn git_common_dir(git: &Path) -> Option<PathBuf> {
+    if git.is_dir() {
+        return Some(git.to_path_buf());
+    }
+    let text = fs::read_to_string(git).ok()?;
+    let base = git.parent()?;
+    let gitdir = base.join(text.strip_prefix("gitdir:")?.trim());
+    match fs::read_to_string(gitdir.join("commondir")) {
+        Ok(common) => Some(gitdir.join(common.trim())),
+        Err(_) => Some(gitdir),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        dir
+    }
+
+    fn listed(root: &Path) -> Vec<String> {
+        let mut all: Vec<String> = walk(root, true, |e| Some(e.rel.to_string()))
+            .unwrap()
+            .into_iter()
+            .flatten()
+            .collect();
+        all.sort();
+        all
+    }
+
+    #[test]
+    fn skipped_directories_are_never_entered_and_hidden_files_are_kept() {
+        let dir = tree(&[
+            ("a.md", ""),
+            (".hidden/b.md", ""),
+            ("node_modules/c.md", ""),
+            ("x/target/d.md", ""),
+            (".lockgraph/e", ""),
+        ]);
+        assert_eq!(listed(dir.path()), [".hidden/b.md", "a.md"]);
+    }
+
+    #[test]
+    fn ignore_rules_need_a_repository_and_stop_at_the_innermost_one() {
+        let dir = tree(&[
+            (".gitignore", "*.log\nsub/\n"),
+            ("a.log", ""),
+            ("a.md", ""),
+            ("sub/b.md", ""),
+            ("inner/.gitignore", "!keep.log\n"),
+            ("inner/keep.log", ""),
+            ("inner/drop.log", ""),
+        ]);
+        let all = [
+            ".gitignore",
+            "a.log",
+            "a.md",
+            "inner/.gitignore",
+            "inner/drop.log",
+            "inner/keep.log",
+            "sub/b.md",
+        ];
+        assert_eq!(listed(dir.path()), all, "no repository: no rules");
+        fs::create_dir(dir.path().join(".git")).unwrap();
+        assert_eq!(
+            listed(dir.path()),
+            [".gitignore", "a.md", "inner/.gitignore", "inner/keep.log"]
+        );
+        fs::create_dir_all(dir.path().join(".git/info")).unwrap();
+        fs::write(dir.path().join(".git/info/exclude"), "a.md\n").unwrap();
+        assert_eq!(
+            listed(dir.path()),
+            [".gitignore", "inner/.gitignore", "inner/keep.log"]
+        );
+        // A repository of its own below: the outer rules stop at it.
+        fs::create_dir(dir.path().join("inner/.git")).unwrap();
+        assert_eq!(
+            listed(dir.path()),
+            [
+                ".gitignore",
+                "inner/.gitignore",
+                "inner/drop.log",
+                "inner/keep.log"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_malformed_gitignore_is_an_error_naming_it() {
+        let dir = tree(&[(".gitignore", "ok\n[z-a]\n"), ("a.md", "")]);
+        fs::create_dir(dir.path().join(".git")).unwrap();
+        let err = walk(dir.path(), true, |e| Some(e.rel.to_string())).unwrap_err();
+        let err = err.to_string();
+        assert!(
+            err.contains(".gitignore") && err.contains("line 2"),
+            "{err}"
+        );
+        assert!(walk(dir.path(), false, |_| Some(())).is_ok());
+    }
+}
