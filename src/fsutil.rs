@@ -32,7 +32,28 @@ pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace(path, bytes, false)
 }
 
+/// [`write_atomic_unsynced`] of what `write` writes, through a buffer: a large cache is
+/// written as it is encoded, never held whole.
+pub fn write_atomic_unsynced_with(
+    path: &Path,
+    write: impl FnOnce(&mut io::BufWriter<&mut File>) -> io::Result<()>,
+) -> io::Result<()> {
+    replace_with(path, false, |file| {
+        let mut out = io::BufWriter::with_capacity(1 << 16, file);
+        write(&mut out)?;
+        out.flush()
+    })
+}
+
 fn replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
+    replace_with(path, sync, |file| file.write_all(bytes))
+}
+
+fn replace_with(
+    path: &Path,
+    sync: bool,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -43,7 +64,7 @@ fn replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
         .unwrap_or_default();
     let mut tmp = tempfile_in(dir, &name)?;
     let result = (|| {
-        tmp.file.write_all(bytes)?;
+        write(&mut tmp.file)?;
         if let Ok(meta) = fs::metadata(path) {
             tmp.file.set_permissions(meta.permissions())?;
         }

@@ -99,44 +99,48 @@ fn corrupt_truncated_and_foreign_caches_are_moved_aside_and_rebuilt() {
     let tree = Tree::copy_of("copy");
     let expected = run(&tree, &["--json", "--no-cache"]);
     run(&tree, &["--json"]);
-    let findings = shards(&tree)[0].clone();
-    let name = findings.file_name().unwrap().to_string_lossy().into_owned();
-    let good = fs::read(&findings).unwrap();
-    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        (
-            "garbage",
-            b"not a cache at all".to_vec(),
-            "not a lockgraph cache",
-        ),
-        ("truncated", good[..good.len() / 2].to_vec(), "unreadable"),
-        (
-            "foreign",
-            {
-                let mut v = b"LGC1".to_vec();
-                v.extend(postcard_string("0.0.0-other"));
-                v.push(0);
-                v
-            },
-            "written by engine 0.0.0-other",
-        ),
-    ];
-    for (what, bytes, says) in cases {
-        fs::write(&findings, &bytes).unwrap();
-        let (code, stdout, stderr) = run(&tree, &["--json"]);
-        assert_eq!((code, &stdout), (expected.0, &expected.1), "{what}");
-        assert!(stderr.contains(says), "{what}: {stderr}");
-        assert!(stderr.contains("moved aside"), "{what}: {stderr}");
-        assert_eq!(
-            stderr.lines().filter(|l| l.contains(".lockgraph")).count(),
-            1,
-            "{what}: one line"
-        );
-        let aside = tree.path(&format!(".lockgraph/findings/{name}.bad"));
-        assert_eq!(fs::read(aside).unwrap(), bytes, "{what}");
-        // Rebuilt: the next run is quiet and identical.
-        let (code, stdout, stderr) = run(&tree, &["--json"]);
-        assert_eq!((code, stdout), (expected.0, expected.1.clone()), "{what}");
-        assert!(!stderr.contains(".lockgraph"), "{what}: {stderr}");
+    let shard = shards(&tree)[0].clone();
+    let shard = shard.strip_prefix(tree.path("")).unwrap().to_string_lossy();
+    // A findings shard is decoded whole; the stat index entry by entry as it is used.
+    for file in [shard.as_ref(), ".lockgraph/stat-index.v1"] {
+        let good = fs::read(tree.path(file)).unwrap();
+        let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+            (
+                "garbage",
+                b"not a cache at all".to_vec(),
+                "not a lockgraph cache",
+            ),
+            ("truncated", good[..good.len() / 2].to_vec(), "unreadable"),
+            (
+                "foreign",
+                {
+                    let mut v = b"LGC1".to_vec();
+                    v.extend(postcard_string("0.0.0-other"));
+                    v.push(0);
+                    v
+                },
+                "written by engine 0.0.0-other",
+            ),
+        ];
+        for (what, bytes, says) in cases {
+            let what = format!("{file}: {what}");
+            fs::write(tree.path(file), &bytes).unwrap();
+            let (code, stdout, stderr) = run(&tree, &["--json"]);
+            assert_eq!((code, &stdout), (expected.0, &expected.1), "{what}");
+            assert!(stderr.contains(says), "{what}: {stderr}");
+            assert!(stderr.contains("moved aside"), "{what}: {stderr}");
+            assert_eq!(
+                stderr.lines().filter(|l| l.contains(".lockgraph")).count(),
+                1,
+                "{what}: one line"
+            );
+            let aside = tree.path(&format!("{file}.bad"));
+            assert_eq!(fs::read(aside).unwrap(), bytes, "{what}");
+            // Rebuilt: the next run is quiet and identical.
+            let (code, stdout, stderr) = run(&tree, &["--json"]);
+            assert_eq!((code, stdout), (expected.0, expected.1.clone()), "{what}");
+            assert!(!stderr.contains(".lockgraph"), "{what}: {stderr}");
+        }
     }
 }
 

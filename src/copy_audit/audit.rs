@@ -18,7 +18,7 @@ use lockgraph_queries::copy::rules::{CustomRuleSpec, RuleSet, Severity};
 use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use salsa::Durability;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -92,17 +92,14 @@ struct Scanned {
     read: bool,
 }
 
-/// Reads and hashes a file only if the stat index vouches for neither; `stat` was taken
-/// when the walk found the file.
+/// Reads and hashes a file unless the stat index vouched for it (`known`, its hash).
 fn scan_one(
     ws: &Workspace,
     path: &str,
     stat: Stat,
-    caches: Option<&Caches>,
+    known: Option<ContentHash>,
 ) -> Result<Scanned, Failure> {
-    let abs = ws.root.join(path);
-    let io = |e: std::io::Error| Failure::new(format!("{path}: {e}"));
-    if let Some(hash) = caches.and_then(|c| c.known_hash(path, &stat)) {
+    if let Some(hash) = known {
         return Ok(Scanned {
             stat,
             hash,
@@ -110,7 +107,7 @@ fn scan_one(
             read: false,
         });
     }
-    let bytes = fs::read(&abs).map_err(io)?;
+    let bytes = fs::read(ws.root.join(path)).map_err(|e| Failure::new(format!("{path}: {e}")))?;
     Ok(Scanned {
         stat,
         hash: ContentHash::of(&bytes),
@@ -128,8 +125,27 @@ pub struct Audited {
 }
 
 /// A finished audit: every file's report, in path order.
+///
+/// Kept in the chunks the workers audited rather than gathered into one vector: at 100,000
+/// files that copy was a tenth of a warm run, most of it the kernel clearing fresh pages.
 pub struct Audit {
-    pub files: Vec<Audited>,
+    chunks: Vec<Vec<Audited>>,
+    len: usize,
+}
+
+impl Audit {
+    /// Every file, in path order.
+    pub fn files(&self) -> impl Iterator<Item = &Audited> {
+        self.chunks.iter().flatten()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get_mut(&mut self, i: usize) -> &mut Audited {
+        &mut self.chunks[i / CHUNK][i % CHUNK]
+    }
 }
 
 /// The key of a file's findings in the cache: everything they depend on.
@@ -201,12 +217,12 @@ impl EngineSetup {
 /// by the chunk, not by the corpus.
 const CHUNK: usize = 64;
 
-/// One file's outcome, before the caches are updated.
-struct Outcome1 {
-    scanned: Scanned,
+/// What the merge needs to know of a file besides its report.
+struct Side {
     key: [u8; 32],
-    report: FileReport,
     origin: Origin,
+    /// The file was read for its hash (so the stat index learns it).
+    read: bool,
 }
 
 /// Where a file's report came from.
@@ -224,7 +240,7 @@ enum Origin {
 pub fn audit(
     ws: &Workspace,
     lock: &LockView,
-    files: Vec<(String, Stat)>,
+    mut files: Vec<(String, Stat)>,
     mut caches: Option<Caches>,
     progress: &Progress,
 ) -> Result<Audit, Failure> {
@@ -239,112 +255,128 @@ pub fn audit(
         )
         .as_bytes(),
     );
+    let known = match caches.as_mut() {
+        Some(c) => c.known_hashes(&files),
+        None => vec![None; files.len()],
+    };
     let shared = caches.as_ref();
     let scan = crate::timings::phase("stat, read, audit");
-    let outcomes: Vec<Vec<Outcome1>> = files
-        .par_chunks(CHUNK)
-        .map(|chunk| {
+    let len = files.len();
+    // Each worker moves its chunk's paths into the reports (a copy of each was a tenth of
+    // a warm run's merge); the stats stay for the stat index.
+    let chunks: Vec<(Vec<Audited>, Vec<Side>)> = files
+        .par_chunks_mut(CHUNK)
+        .zip(known.par_chunks(CHUNK))
+        .map(|(chunk, known)| {
             let mut db: Option<Database> = None;
-            chunk
-                .iter()
-                .map(|(path, stat)| {
-                    progress.inc();
-                    let mut scanned = scan_one(ws, path, *stat, shared)?;
-                    let state = lock.state(path, scanned.hash);
-                    let key = findings_key(path, &scanned.hash, state, lock, &settings_key);
-                    // Taken out of the cache here, on the workers, not cloned.
-                    let taken = shared.map_or(Taken::Missing, |c| c.take_findings(&key));
-                    if !matches!(taken, Taken::Missing) {
-                        let (findings, error, origin) = match taken {
-                            Taken::Report(r) => (r.findings, r.error, Origin::Cache),
-                            _ => (Vec::new(), None, Origin::SameAs),
-                        };
-                        let report = FileReport {
+            let mut done = Vec::with_capacity(chunk.len());
+            let mut sides = Vec::with_capacity(chunk.len());
+            for ((path, stat), known) in chunk.iter_mut().zip(known) {
+                progress.inc();
+                let path = std::mem::take(path);
+                let mut scanned = scan_one(ws, &path, *stat, *known)?;
+                let state = lock.state(&path, scanned.hash);
+                let key = findings_key(&path, &scanned.hash, state, lock, &settings_key);
+                // Taken out of the cache here, on the workers, not cloned.
+                let taken = shared.map_or(Taken::Missing, |c| c.take_findings(&key));
+                let (report, origin) = match taken {
+                    Taken::Report(r) => (
+                        FileReport {
                             state,
-                            findings,
-                            error,
+                            findings: r.findings,
+                            error: r.error,
+                        },
+                        Origin::Cache,
+                    ),
+                    Taken::Shared => (
+                        FileReport {
+                            state,
+                            findings: Vec::new(),
+                            error: None,
+                        },
+                        Origin::SameAs,
+                    ),
+                    Taken::Missing => {
+                        let bytes = match scanned.bytes.take() {
+                            Some(b) => b,
+                            None => fs::read(ws.root.join(&path))
+                                .map_err(|e| Failure::new(format!("{path}: {e}")))?,
                         };
-                        return Ok(Outcome1 {
-                            scanned,
-                            key,
-                            report,
-                            origin,
-                        });
+                        let db = db.get_or_insert_with(|| setup.database());
+                        let file = SourceFile::new(
+                            db,
+                            path.clone(),
+                            Format::from_path(&path),
+                            Source::new(bytes),
+                            lock.take_entry(&path)?,
+                        );
+                        (engine::report(db, file).clone(), Origin::Engine)
                     }
-                    let bytes = match scanned.bytes.take() {
-                        Some(b) => b,
-                        None => fs::read(ws.root.join(path))
-                            .map_err(|e| Failure::new(format!("{path}: {e}")))?,
-                    };
-                    let db = db.get_or_insert_with(|| setup.database());
-                    let file = SourceFile::new(
-                        db,
-                        path.clone(),
-                        Format::from_path(path),
-                        Source::new(bytes),
-                        lock.take_entry(path)?,
-                    );
-                    let report = engine::report(db, file).clone();
-                    Ok(Outcome1 {
-                        scanned,
-                        key,
-                        report,
-                        origin: Origin::Engine,
-                    })
-                })
-                .collect::<Result<Vec<_>, Failure>>()
+                };
+                sides.push(Side {
+                    key,
+                    origin,
+                    read: scanned.read,
+                });
+                done.push(Audited {
+                    path,
+                    hash: scanned.hash,
+                    report,
+                });
+            }
+            Ok((done, sides))
         })
-        .collect::<Result<Vec<Vec<Outcome1>>, Failure>>()?;
+        .collect::<Result<_, Failure>>()?;
     drop(scan);
     let _merge = crate::timings::phase("merge and save caches");
-    // One pass in path order: cache bookkeeping, and each outcome becomes its file's
-    // report in a vector allocated once (growing a vector of 100k reports was a fifth of
-    // a warm run, most of it the kernel handing out fresh pages).
-    let mut audited = Vec::with_capacity(files.len());
-    // Files with equal keys (identical content and spans) share one cached report: the
-    // one that took it out of the cache is its owner, the others copy from it.
-    let mut owner: FxHashMap<[u8; 32], usize> = FxHashMap::default();
+    let (chunks, sides): (Vec<_>, Vec<_>) = chunks.into_iter().unzip();
+    let mut audit = Audit { chunks, len };
     let mut copies = Vec::new();
-    let mut keys = Vec::with_capacity(files.len());
-    // The paths move into the reports: a copy of each was a tenth of a warm run's merge.
-    for (o, (path, _)) in outcomes.into_iter().flatten().zip(files) {
-        let Outcome1 {
-            scanned,
-            key,
-            report,
-            origin,
-        } = o;
-        if let Some(c) = caches.as_mut() {
-            if scanned.read {
-                c.record_stat(&path, scanned.stat, scanned.hash);
+    if let Some(c) = caches.as_mut() {
+        let each = audit.files().zip(sides.iter().flatten()).zip(&files);
+        for (i, ((a, side), (_, stat))) in each.enumerate() {
+            if side.read {
+                c.record_stat(&a.path, *stat, a.hash);
             }
-            match origin {
-                Origin::Engine => c.store_findings(key),
-                Origin::Cache => {
-                    owner.insert(key, audited.len());
-                }
-                Origin::SameAs => copies.push(audited.len()),
+            match side.origin {
+                Origin::Engine => c.store_findings(side.key),
+                Origin::Cache => {}
+                Origin::SameAs => copies.push(i),
             }
         }
-        keys.push(key);
-        audited.push(Audited {
-            path,
-            hash: scanned.hash,
-            report,
-        });
     }
-    for i in copies {
-        let first = &audited[owner[&keys[i]]].report;
-        let (findings, error) = (first.findings.clone(), first.error.clone());
-        audited[i].report.findings = findings;
-        audited[i].report.error = error;
+    // Files with equal keys (identical content and spans) share one cached report: the
+    // one that took it out of the cache is its owner, the others copy from it.
+    if !copies.is_empty() {
+        let key = |i: usize| &sides[i / CHUNK][i % CHUNK].key;
+        let wanted: FxHashSet<&[u8; 32]> = copies.iter().map(|&i| key(i)).collect();
+        let owner: FxHashMap<&[u8; 32], usize> = sides
+            .iter()
+            .flatten()
+            .enumerate()
+            .filter(|(_, s)| s.origin == Origin::Cache && wanted.contains(&s.key))
+            .map(|(i, s)| (&s.key, i))
+            .collect();
+        for i in copies {
+            let first = &audit.get_mut(owner[key(i)]).report;
+            let (findings, error) = (first.findings.clone(), first.error.clone());
+            let copy = &mut audit.get_mut(i).report;
+            copy.findings = findings;
+            copy.error = error;
+        }
     }
     match caches {
         Some(c) if c.needs_save() => {
             // Only when this run learnt something; a rewritten shard gets the reports
-            // this run took out of it back.
-            let by_key: FxHashMap<[u8; 32], &Audited> =
-                keys.iter().copied().zip(&audited).collect();
+            // this run took out of it back (so only those shards' files are indexed).
+            let rewritten = c.rewritten_shards();
+            let by_key: FxHashMap<[u8; 32], &Audited> = sides
+                .iter()
+                .flatten()
+                .zip(audit.files())
+                .filter(|(side, _)| rewritten(&side.key))
+                .map(|(side, a)| (side.key, a))
+                .collect();
             c.save(
                 |key| {
                     by_key.get(key).map(|a| ReportRef {
@@ -359,8 +391,7 @@ pub fn audit(
         // more than the whole warm audit of a small tree (a sixth of it on a large one).
         other => std::mem::forget(other),
     }
-    let files = audited;
-    Ok(Audit { files })
+    Ok(audit)
 }
 
 pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Outcome, Failure> {
@@ -416,7 +447,7 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     let audit = audit(ws, &lock, files, caches, &progress)?;
     drop(progress);
     if args.verbose {
-        for f in &audit.files {
+        for f in audit.files() {
             eprintln!(
                 "{}: entry {:?}, {} findings",
                 f.path,
@@ -448,7 +479,7 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
 
 fn review_status(lock: &LockView, audit: &Audit) -> ReviewStatus {
     let mut status = ReviewStatus::default();
-    for f in &audit.files {
+    for f in audit.files() {
         match f.report.state {
             EntryState::Missing => status.unsegmented.push(f.path.clone()),
             EntryState::Stale => status.stale.push(f.path.clone()),
@@ -470,10 +501,15 @@ fn list_unsegmented(
     mut caches: Option<Caches>,
 ) -> Result<Outcome, Failure> {
     let paths: Vec<&String> = files.iter().map(|(p, _)| p).collect();
+    let known = match caches.as_mut() {
+        Some(c) => c.known_hashes(files),
+        None => vec![None; files.len()],
+    };
     let scanned: Vec<Scanned> = files
         .par_iter()
-        .map(|(p, stat)| {
-            let mut s = scan_one(ws, p, *stat, caches.as_ref())?;
+        .zip(known)
+        .map(|((p, stat), known)| {
+            let mut s = scan_one(ws, p, *stat, known)?;
             s.bytes = None; // only the hash matters here
             Ok(s)
         })

@@ -41,16 +41,75 @@ const SHARDS: usize = 256;
 
 type Key = [u8; 32];
 
-#[derive(Serialize)]
-struct StatFile {
-    /// Sorted by path.
-    entries: Vec<(String, Stat, [u8; 32])>,
+/// The stat index's body: its entries sorted by path, each `(path, stat, content hash)`,
+/// in postcard. Never decoded into a table: a run walks it alongside its own sorted file
+/// list (see [`Caches::known_hashes`]), borrowing the paths from the file's bytes, and a
+/// save streams it merged with what the run learnt. A hash table of 100,000 owned paths
+/// was a sixth of a warm run, most of it fresh pages.
+type StatEntry<'a> = (&'a str, Stat, [u8; 32]);
+
+/// Reads the entries of a stat index body one at a time.
+struct StatEntries<'a> {
+    rest: &'a [u8],
+    left: usize,
 }
 
-/// [`StatFile`] as read: the same bytes, straight into the index.
-#[derive(Deserialize)]
-struct StatFileIn {
-    entries: ExactMap<String, (Stat, ContentHash)>,
+impl<'a> StatEntries<'a> {
+    fn new(body: &'a [u8]) -> postcard::Result<Self> {
+        let (left, rest) = postcard::take_from_bytes::<usize>(body)?;
+        Ok(StatEntries { rest, left })
+    }
+
+    fn next(&mut self) -> postcard::Result<Option<StatEntry<'a>>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        let (entry, rest) = postcard::take_from_bytes::<StatEntry<'a>>(self.rest)?;
+        self.rest = rest;
+        self.left -= 1;
+        Ok(Some(entry))
+    }
+}
+
+/// A stat index body to write: the entries of an old one (as far as they can be read)
+/// merged with new ones, which win on the same path. Both are sorted by path.
+struct MergedStats<'a> {
+    old: Option<&'a [u8]>,
+    new: &'a [(String, Stat, [u8; 32])],
+}
+
+impl<'a> MergedStats<'a> {
+    fn entries(&self) -> impl Iterator<Item = StatEntry<'a>> + use<'a> {
+        let mut old = self.old.and_then(|b| StatEntries::new(b).ok());
+        let mut old = std::iter::from_fn(move || old.as_mut()?.next().ok().flatten()).peekable();
+        let mut new = self
+            .new
+            .iter()
+            .map(|(p, s, h)| (p.as_str(), *s, *h))
+            .peekable();
+        std::iter::from_fn(move || match (old.peek(), new.peek()) {
+            (Some(o), Some(n)) if o.0 < n.0 => old.next(),
+            (Some(o), Some(n)) if o.0 == n.0 => {
+                old.next();
+                new.next()
+            }
+            (_, Some(_)) => new.next(),
+            (Some(_), None) => old.next(),
+            (None, None) => None,
+        })
+    }
+}
+
+impl Serialize for MergedStats<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        // postcard writes a sequence's length first: one pass to count, one to write.
+        let mut seq = s.serialize_seq(Some(self.entries().count()))?;
+        for entry in self.entries() {
+            seq.serialize_element(&entry)?;
+        }
+        seq.end()
+    }
 }
 
 /// What an audit reads of one lockfile entry (see `lockview`).
@@ -129,14 +188,15 @@ struct Shard<'a> {
 /// [`Shard`] as read.
 #[derive(Deserialize)]
 struct ShardIn {
-    entries: ExactMap<Key, CachedReport>,
+    entries: ExactMap<Key, Slot>,
 }
 
 pub struct Caches {
     dir: PathBuf,
     /// Entries older than this (the index file's mtime) are trusted.
     stat_written_ns: i128,
-    stats: FxHashMap<String, (Stat, ContentHash)>,
+    /// The stat index's body, decoded as it is used.
+    stats: Option<statcache::Body>,
     new_stats: Vec<(String, Stat, [u8; 32])>,
     /// Loaded on first use, from any worker thread.
     shards: Vec<OnceLock<Mutex<Shelf>>>,
@@ -147,12 +207,22 @@ pub struct Caches {
     lock_summary_wanted: Option<(Stat, bool)>,
 }
 
-/// One findings shard as a run holds it: the reports not yet taken, and the keys of those
-/// this run took (which a rewrite of the shard asks back for).
+/// One findings shard as a run holds it: each report, or `None` once this run took it
+/// (a rewrite of the shard asks for those back). Taking leaves the slot rather than
+/// removing the entry and noting the key elsewhere: that second set was a twentieth of a
+/// warm run.
 #[derive(Default)]
 struct Shelf {
-    reports: FxHashMap<Key, CachedReport>,
-    taken: FxHashSet<Key>,
+    reports: FxHashMap<Key, Slot>,
+}
+
+/// A shelf slot as read: every report in a shard file is there to be taken.
+struct Slot(Option<CachedReport>);
+
+impl<'de> Deserialize<'de> for Slot {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        CachedReport::deserialize(d).map(|r| Slot(Some(r)))
+    }
 }
 
 /// What [`Caches::take_findings`] found for a key.
@@ -174,7 +244,7 @@ impl Caches {
         let mut caches = Caches {
             dir,
             stat_written_ns: 0,
-            stats: FxHashMap::default(),
+            stats: None,
             new_stats: Vec::new(),
             shards: (0..SHARDS).map(|_| OnceLock::new()).collect(),
             fresh: FxHashSet::default(),
@@ -183,14 +253,14 @@ impl Caches {
         };
         let (summary, stats) = rayon::join(
             || caches.load::<LockSummaryFile>(LOCK_SUMMARY_FILE),
-            || caches.load::<StatFileIn>(STAT_FILE),
+            || fresh(&caches.dir, STAT_FILE, statcache::load_body),
         );
         if let Some((file, written)) = summary {
             caches.lock_summary = Some((file.summary, written));
         }
-        if let Some((file, written)) = stats {
+        if let Some((body, written)) = stats {
             caches.stat_written_ns = written;
-            caches.stats = file.entries.0;
+            caches.stats = Some(body);
         }
         caches
     }
@@ -205,10 +275,7 @@ impl Caches {
                 .load::<ShardIn>(&Self::shard_name(i))
                 .map(|(s, _)| s.entries.0)
                 .unwrap_or_default();
-            Mutex::new(Shelf {
-                reports,
-                taken: FxHashSet::default(),
-            })
+            Mutex::new(Shelf { reports })
         })
     }
 
@@ -216,10 +283,37 @@ impl Caches {
         load_file(&self.dir, name)
     }
 
-    /// The content hash of `path` if its stat matches the index and is not racy.
-    pub fn known_hash(&self, path: &str, stat: &Stat) -> Option<ContentHash> {
-        let (s, h) = self.stats.get(path)?;
-        stat.unchanged_since(s, self.stat_written_ns).then_some(*h)
+    /// For each of `files` (sorted by path, with the stats the walk took), its content hash
+    /// if the stat index holds the same stat for it and that stat is not racy: one pass
+    /// over both sorted lists.
+    pub fn known_hashes(&mut self, files: &[(String, Stat)]) -> Vec<Option<ContentHash>> {
+        let mut known = vec![None; files.len()];
+        let Some(body) = &self.stats else {
+            return known;
+        };
+        let joined = (|| {
+            let mut entries = StatEntries::new(body.bytes())?;
+            let mut i = 0;
+            while let Some((path, stat, hash)) = entries.next()? {
+                while i < files.len() && files[i].0.as_str() < path {
+                    i += 1;
+                }
+                let Some((p, now)) = files.get(i) else { break };
+                if p == path && now.unchanged_since(&stat, self.stat_written_ns) {
+                    known[i] = Some(ContentHash(hash));
+                }
+            }
+            Ok::<_, postcard::Error>(())
+        })();
+        if let Err(e) = joined {
+            // What was read before the damage is as good as any entry: it is kept, and
+            // the index is rebuilt from this run's reads.
+            let shown = format!(".lockgraph/{STAT_FILE}");
+            statcache::set_aside(&self.dir, STAT_FILE, &shown, &format!("unreadable ({e})"));
+            self.stats = None;
+            known.fill(None);
+        }
+        known
     }
 
     pub fn record_stat(&mut self, path: &str, stat: Stat, hash: ContentHash) {
@@ -236,12 +330,8 @@ impl Caches {
     /// worker thread) and marks it taken, so a rewrite of its shard asks for it back.
     pub fn take_findings(&self, key: &Key) -> Taken {
         let mut shelf = self.shard(shard_of(key)).lock().expect("no holder panics");
-        match shelf.reports.remove(key) {
-            Some(report) => {
-                shelf.taken.insert(*key);
-                Taken::Report(report)
-            }
-            None if shelf.taken.contains(key) => Taken::Shared,
+        match shelf.reports.get_mut(key) {
+            Some(slot) => slot.0.take().map_or(Taken::Shared, Taken::Report),
             None => Taken::Missing,
         }
     }
@@ -261,6 +351,16 @@ impl Caches {
     pub fn want_lock_summary(&mut self, lock: Stat, prompt_outdated: bool) {
         self.lock_summary = None;
         self.lock_summary_wanted = Some((lock, prompt_outdated));
+    }
+
+    /// Whether [`Caches::save`] will rewrite the findings shard holding a key (and so ask
+    /// for the reports this run took out of it), for every key at once.
+    pub fn rewritten_shards(&self) -> impl Fn(&Key) -> bool + use<> {
+        let mut dirty = [false; SHARDS];
+        for k in &self.fresh {
+            dirty[shard_of(k)] = true;
+        }
+        move |key| dirty[shard_of(key)]
     }
 
     /// Whether this run learnt anything worth writing.
@@ -297,17 +397,14 @@ impl Caches {
             );
         }
         if !self.new_stats.is_empty() {
-            let mut stats: FxHashMap<String, (Stat, [u8; 32])> = self
-                .stats
-                .drain()
-                .map(|(p, (s, h))| (p, (s, h.0)))
-                .collect();
-            for (p, s, h) in self.new_stats.drain(..) {
-                stats.insert(p, (s, h));
-            }
-            let mut entries: Vec<_> = stats.into_iter().map(|(p, (s, h))| (p, s, h)).collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            self.write(STAT_FILE, &StatFile { entries });
+            // The old entries (those of files this run did not read, and of files outside
+            // its `--paths`) merged with the new, both sorted by path, as they are written.
+            self.new_stats.sort_by(|a, b| a.0.cmp(&b.0));
+            let merged = MergedStats {
+                old: self.stats.as_ref().map(statcache::Body::bytes),
+                new: &self.new_stats,
+            };
+            self.write(STAT_FILE, &merged);
         }
         let mut fresh_by_shard: Vec<Vec<Key>> = vec![Vec::new(); SHARDS];
         for k in std::mem::take(&mut self.fresh) {
@@ -324,7 +421,8 @@ impl Caches {
                     return;
                 }
                 let shelf = this.shard(i).lock().expect("no holder panics");
-                let (old, used) = (&shelf.reports, &shelf.taken);
+                let used = shelf.reports.iter().filter(|(_, slot)| slot.0.is_none());
+                let used: Vec<&Key> = used.map(|(k, _)| k).collect();
                 let budget = 2 * (fresh.len() + used.len()) + 16;
                 let mut all: FxHashMap<Key, ReportRef<'_>> = FxHashMap::default();
                 for k in fresh.iter().chain(used) {
@@ -332,11 +430,13 @@ impl Caches {
                         all.entry(*k).or_insert(v);
                     }
                 }
-                for (k, v) in old {
+                for (k, slot) in &shelf.reports {
                     if all.len() >= budget {
                         break;
                     }
-                    all.entry(*k).or_insert_with(|| v.as_ref());
+                    if let Some(v) = &slot.0 {
+                        all.entry(*k).or_insert_with(|| v.as_ref());
+                    }
                 }
                 let mut entries: Vec<_> = all.into_iter().collect();
                 entries.sort_by_key(|e| e.0);
@@ -349,12 +449,21 @@ impl Caches {
     }
 }
 
-/// Reads one cache file of `dir` (see [`statcache::load`]) with its mtime. A file of
-/// another engine is moved aside with a warning like a damaged one: copy-audit's engine
-/// changes only with a new version, and a user should hear why the next run is cold.
+/// Reads one cache file of `dir` (see [`statcache::load`]) with its mtime.
 pub(super) fn load_file<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str) -> Option<(T, i128)> {
+    fresh(dir, name, statcache::load)
+}
+
+/// What `load` (a [`statcache`] reader) found in `dir/name`, if it is this engine's. A file
+/// of another engine is moved aside with a warning like a damaged one: copy-audit's engine
+/// changes only with a new version, and a user should hear why the next run is cold.
+fn fresh<T>(
+    dir: &Path,
+    name: &str,
+    load: impl FnOnce(&Path, &str, &str, &str) -> Loaded<T>,
+) -> Option<(T, i128)> {
     let shown = format!(".lockgraph/{name}");
-    match statcache::load(dir, name, ENGINE_VERSION, &shown) {
+    match load(dir, name, ENGINE_VERSION, &shown) {
         Loaded::Fresh(value, written) => Some((value, written)),
         Loaded::Missing | Loaded::Broken => None,
         Loaded::OtherEngine(engine) => {

@@ -38,7 +38,7 @@ pub fn run(
         drop(progress);
         let mut changed = false;
         let mut reanchored = false;
-        for audited in &audit.files {
+        for audited in audit.files() {
             let (path, report) = (&audited.path, &audited.report);
             // A fix that moved coordinates left the entry stale: its spans no longer say
             // which text is English, so later passes leave the file alone.

@@ -43,7 +43,7 @@ impl std::fmt::Debug for Findings<'_> {
 
 impl<'a> Findings<'a> {
     pub fn iter(&self) -> impl Iterator<Item = JsonFinding<'a>> + 'a {
-        self.0.files.iter().flat_map(|audited| {
+        self.0.files().flat_map(|audited| {
             audited
                 .report
                 .findings
@@ -132,7 +132,7 @@ impl ReviewStatus {
 impl<'a> AuditReport<'a> {
     pub fn new(audit: &'a Audit, review: Option<ReviewStatus>) -> Self {
         let mut out = AuditReport {
-            total_files: audit.files.len(),
+            total_files: audit.len(),
             total_findings: 0,
             error_findings: 0,
             warning_findings: 0,
@@ -142,7 +142,7 @@ impl<'a> AuditReport<'a> {
             file_errors: Vec::new(),
             review_status: review,
         };
-        for audited in &audit.files {
+        for audited in audit.files() {
             let (path, report) = (&audited.path, &audited.report);
             if let Some(e) = &report.error {
                 out.file_errors.push(JsonFileError {
@@ -235,7 +235,7 @@ fn print_human(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
         Renderer::plain()
     };
     let mut out = std::io::stdout().lock();
-    for audited in &audit.files {
+    for audited in audit.files() {
         let (path, report) = (&audited.path, &audited.report);
         if let Some(e) = &report.error {
             let at = e
