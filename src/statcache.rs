@@ -112,6 +112,38 @@ where
     ExactMap::deserialize(d).map(|m| m.0)
 }
 
+/// A 32-byte hash in a cache file, encoded as a byte string: serde reads a `[u8; 32]`
+/// element by element, and the hashes in a 100,000-file index cost more to decode that way
+/// than everything else in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Raw32(pub [u8; 32]);
+
+impl Serialize for Raw32 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Raw32 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = Raw32;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("32 bytes")
+            }
+
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Raw32, E> {
+                v.try_into()
+                    .map(Raw32)
+                    .map_err(|_| E::invalid_length(v.len(), &self))
+            }
+        }
+        d.deserialize_bytes(Bytes)
+    }
+}
+
 /// Which of `shards` cache files holds `path`: FNV-1a, stable across runs, platforms and
 /// versions (unlike `std`'s hasher); a change needs a new engine key.
 pub fn path_shard(path: &str, shards: usize) -> usize {
@@ -171,6 +203,66 @@ pub struct Body {
 impl Body {
     pub fn bytes(&self) -> &[u8] {
         &self.bytes[self.start..]
+    }
+}
+
+/// A postcard sequence of `(path, value)` pairs sorted by path, read one pair at a time
+/// with the paths borrowed from the bytes: how the large per-file caches are joined with a
+/// run's own sorted file list, never decoded into a table.
+pub struct SortedEntries<'a, V> {
+    rest: &'a [u8],
+    left: usize,
+    value: std::marker::PhantomData<V>,
+}
+
+impl<'a, V: Deserialize<'a>> SortedEntries<'a, V> {
+    pub fn new(body: &'a [u8]) -> postcard::Result<Self> {
+        let (left, rest) = postcard::take_from_bytes::<usize>(body)?;
+        Ok(SortedEntries {
+            rest,
+            left,
+            value: std::marker::PhantomData,
+        })
+    }
+
+    pub fn next_entry(&mut self) -> postcard::Result<Option<(&'a str, V)>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        let (entry, rest) = postcard::take_from_bytes::<(&'a str, V)>(self.rest)?;
+        self.rest = rest;
+        self.left -= 1;
+        Ok(Some(entry))
+    }
+
+    /// For each of `paths` (sorted), what `keep` makes of the value recorded for it (given
+    /// the path's index), if any: one pass over both lists.
+    pub fn join<'p, T>(
+        mut self,
+        paths: impl IntoIterator<Item = &'p str>,
+        mut keep: impl FnMut(usize, V) -> Option<T>,
+    ) -> postcard::Result<Vec<Option<T>>> {
+        let paths = paths.into_iter();
+        let mut out = Vec::with_capacity(paths.size_hint().0);
+        let mut next = self.next_entry()?;
+        for (i, path) in paths.enumerate() {
+            while let Some((p, _)) = &next
+                && *p < path
+            {
+                next = self.next_entry()?;
+            }
+            out.push(match next.take() {
+                Some((p, v)) if p == path => {
+                    next = self.next_entry()?;
+                    keep(i, v)
+                }
+                other => {
+                    next = other;
+                    None
+                }
+            });
+        }
+        Ok(out)
     }
 }
 

@@ -101,8 +101,10 @@ fn corrupt_truncated_and_foreign_caches_are_moved_aside_and_rebuilt() {
     run(&tree, &["--json"]);
     let shard = shards(&tree)[0].clone();
     let shard = shard.strip_prefix(tree.path("")).unwrap().to_string_lossy();
-    // A findings shard is decoded whole; the stat index entry by entry as it is used.
-    for file in [shard.as_ref(), ".lockgraph/stat-index.v1"] {
+    // A findings shard is decoded whole; the stat index and the lockfile summary entry by
+    // entry as they are joined with the files.
+    let joined = [".lockgraph/stat-index.v1", ".lockgraph/lock-summary.v1"];
+    for file in [shard.as_ref()].into_iter().chain(joined) {
         let good = fs::read(tree.path(file)).unwrap();
         let cases: Vec<(&str, Vec<u8>, &str)> = vec![
             (

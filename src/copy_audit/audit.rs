@@ -135,12 +135,17 @@ pub struct Audit {
 
 impl Audit {
     /// Every file, in path order.
-    pub fn files(&self) -> impl Iterator<Item = &Audited> {
+    pub fn files(&self) -> impl Iterator<Item = &Audited> + Clone {
         self.chunks.iter().flatten()
     }
 
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// The files in the chunks they were audited in, for work spread over cores.
+    pub fn chunks(&self) -> &[Vec<Audited>] {
+        &self.chunks
     }
 
     fn get_mut(&mut self, i: usize) -> &mut Audited {
@@ -153,7 +158,7 @@ fn findings_key(
     path: &str,
     hash: &ContentHash,
     state: EntryState,
-    lock: &LockView,
+    info: Option<&LockInfo>,
     settings: &ContentHash,
 ) -> [u8; 32] {
     let mut h = Sha256::new();
@@ -161,10 +166,10 @@ fn findings_key(
     h.update(settings.0);
     h.update(Format::from_path(path).as_str().as_bytes());
     h.update(hash.0);
-    match lock.info(path) {
+    match info {
         Some(info) if state.has_usable_spans() => {
             h.update(b"spans");
-            h.update(info.spans);
+            h.update(info.spans.0);
         }
         _ => h.update(b"no spans"),
     }
@@ -255,10 +260,17 @@ pub fn audit(
         )
         .as_bytes(),
     );
-    let known = match caches.as_mut() {
-        Some(c) => c.known_hashes(&files),
-        None => vec![None; files.len()],
-    };
+    let join = crate::timings::phase("join the stat index and lockfile summary");
+    // Two passes over sorted lists, each on a core.
+    let (known, infos) = rayon::join(
+        || match caches.as_mut() {
+            Some(c) => c.known_hashes(&files),
+            None => vec![None; files.len()],
+        },
+        || lock.infos(files.iter().map(|(p, _)| p.as_str())),
+    );
+    let infos = infos?;
+    drop(join);
     let shared = caches.as_ref();
     let scan = crate::timings::phase("stat, read, audit");
     let len = files.len();
@@ -267,16 +279,17 @@ pub fn audit(
     let chunks: Vec<(Vec<Audited>, Vec<Side>)> = files
         .par_chunks_mut(CHUNK)
         .zip(known.par_chunks(CHUNK))
-        .map(|(chunk, known)| {
+        .zip(infos.par_chunks(CHUNK))
+        .map(|((chunk, known), infos)| {
             let mut db: Option<Database> = None;
             let mut done = Vec::with_capacity(chunk.len());
             let mut sides = Vec::with_capacity(chunk.len());
-            for ((path, stat), known) in chunk.iter_mut().zip(known) {
+            for (((path, stat), known), info) in chunk.iter_mut().zip(known).zip(infos) {
                 progress.inc();
                 let path = std::mem::take(path);
                 let mut scanned = scan_one(ws, &path, *stat, *known)?;
-                let state = lock.state(&path, scanned.hash);
-                let key = findings_key(&path, &scanned.hash, state, lock, &settings_key);
+                let state = lock.state(info.as_ref(), scanned.hash);
+                let key = findings_key(&path, &scanned.hash, state, info.as_ref(), &settings_key);
                 // Taken out of the cache here, on the workers, not cloned.
                 let taken = shared.map_or(Taken::Missing, |c| c.take_findings(&key));
                 let (report, origin) = match taken {
@@ -308,7 +321,7 @@ pub fn audit(
                             path.clone(),
                             Format::from_path(&path),
                             Source::new(bytes),
-                            lock.take_entry(&path)?,
+                            lock.take_entry(&path, info.is_some())?,
                         );
                         (engine::report(db, file).clone(), Origin::Engine)
                     }
@@ -384,7 +397,7 @@ pub fn audit(
                         error: &a.report.error,
                     })
                 },
-                lock.summary(),
+                lock.parsed_summary(),
             );
         }
         // The process ends soon after: freeing every cached entry one by one would cost
@@ -456,8 +469,13 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
             );
         }
     }
-    let review = args.require_reviewed.then(|| review_status(&lock, &audit));
+    let review = match args.require_reviewed {
+        true => Some(review_status(&lock, &audit)?),
+        false => None,
+    };
+    let count = crate::timings::phase("count findings");
     let summary = AuditReport::new(&audit, review);
+    drop(count);
     let print = crate::timings::phase("print");
     report::print_audit(ws, &summary, &audit, format);
     drop(print);
@@ -477,20 +495,21 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     Ok(outcome)
 }
 
-fn review_status(lock: &LockView, audit: &Audit) -> ReviewStatus {
+fn review_status(lock: &LockView, audit: &Audit) -> Result<ReviewStatus, Failure> {
     let mut status = ReviewStatus::default();
-    for f in audit.files() {
+    let infos = lock.infos(audit.files().map(|f| f.path.as_str()))?;
+    for (f, info) in audit.files().zip(infos) {
         match f.report.state {
             EntryState::Missing => status.unsegmented.push(f.path.clone()),
             EntryState::Stale => status.stale.push(f.path.clone()),
             EntryState::Fresh | EntryState::PromptOutdated => {
-                if lock.info(&f.path).is_some_and(|i| !i.reviewed) {
+                if info.is_some_and(|i| !i.reviewed) {
                     status.unreviewed.push(f.path.clone());
                 }
             }
         }
     }
-    status
+    Ok(status)
 }
 
 fn list_unsegmented(
@@ -514,9 +533,10 @@ fn list_unsegmented(
             Ok(s)
         })
         .collect::<Result<_, Failure>>()?;
+    let infos = lock.infos(paths.iter().map(|p| p.as_str()))?;
     let mut unsegmented = Vec::new();
-    for (&path, s) in paths.iter().zip(&scanned) {
-        let state = lock.state(path, s.hash);
+    for ((&path, s), info) in paths.iter().zip(&scanned).zip(&infos) {
+        let state = lock.state(info.as_ref(), s.hash);
         let reason = match state {
             EntryState::Fresh => continue,
             EntryState::Missing => "missing",
@@ -527,7 +547,7 @@ fn list_unsegmented(
         unsegmented.push(Unsegmented {
             path: path.clone(),
             reason,
-            expected_hash: lock.info(path).filter(|_| stale).map(LockInfo::hash_text),
+            expected_hash: info.as_ref().filter(|_| stale).map(LockInfo::hash_text),
             actual_hash: stale.then(|| s.hash.to_string()),
         });
     }
@@ -539,7 +559,7 @@ fn list_unsegmented(
         }
     }
     if let Some(c) = caches {
-        c.save(|_| None, lock.summary());
+        c.save(|_| None, lock.parsed_summary());
     }
     let out = UnsegmentedReport {
         total_files: paths.len(),

@@ -18,7 +18,7 @@
 //! warning and rebuilt; writes replace files atomically, so concurrent runs cannot
 //! corrupt them (the last writer wins).
 
-use crate::statcache::{self, ExactMap, Loaded};
+use crate::statcache::{self, ExactMap, Loaded, Raw32, SortedEntries};
 use lockgraph_queries::copy::engine::{FileError, Finding};
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
@@ -32,44 +32,23 @@ pub use crate::statcache::Stat;
 
 /// Bumped whenever the engine's output for the same inputs may change, or the keys are
 /// derived differently: part of every key and of the file headers.
-pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache5");
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache7");
 
 const STAT_FILE: &str = "stat-index.v1";
 const LOCK_SUMMARY_FILE: &str = "lock-summary.v1";
 const FINDINGS_DIR: &str = "findings";
 const SHARDS: usize = 256;
 
-type Key = [u8; 32];
+/// A findings key as stored (see `audit::findings_key`).
+type Key = Raw32;
 
 /// The stat index's body: its entries sorted by path, each `(path, stat, content hash)`,
 /// in postcard. Never decoded into a table: a run walks it alongside its own sorted file
 /// list (see [`Caches::known_hashes`]), borrowing the paths from the file's bytes, and a
 /// save streams it merged with what the run learnt. A hash table of 100,000 owned paths
 /// was a sixth of a warm run, most of it fresh pages.
-type StatEntry<'a> = (&'a str, Stat, [u8; 32]);
-
-/// Reads the entries of a stat index body one at a time.
-struct StatEntries<'a> {
-    rest: &'a [u8],
-    left: usize,
-}
-
-impl<'a> StatEntries<'a> {
-    fn new(body: &'a [u8]) -> postcard::Result<Self> {
-        let (left, rest) = postcard::take_from_bytes::<usize>(body)?;
-        Ok(StatEntries { rest, left })
-    }
-
-    fn next(&mut self) -> postcard::Result<Option<StatEntry<'a>>> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        let (entry, rest) = postcard::take_from_bytes::<StatEntry<'a>>(self.rest)?;
-        self.rest = rest;
-        self.left -= 1;
-        Ok(Some(entry))
-    }
-}
+type StatEntry<'a> = (&'a str, Stat, Raw32);
+type StatEntries<'a> = SortedEntries<'a, (Stat, Raw32)>;
 
 /// A stat index body to write: the entries of an old one (as far as they can be read)
 /// merged with new ones, which win on the same path. Both are sorted by path.
@@ -81,11 +60,13 @@ struct MergedStats<'a> {
 impl<'a> MergedStats<'a> {
     fn entries(&self) -> impl Iterator<Item = StatEntry<'a>> + use<'a> {
         let mut old = self.old.and_then(|b| StatEntries::new(b).ok());
-        let mut old = std::iter::from_fn(move || old.as_mut()?.next().ok().flatten()).peekable();
+        let mut old = std::iter::from_fn(move || old.as_mut()?.next_entry().ok().flatten())
+            .map(|(p, (s, h))| (p, s, h))
+            .peekable();
         let mut new = self
             .new
             .iter()
-            .map(|(p, s, h)| (p.as_str(), *s, *h))
+            .map(|(p, s, h)| (p.as_str(), *s, Raw32(*h)))
             .peekable();
         std::iter::from_fn(move || match (old.peek(), new.peek()) {
             (Some(o), Some(n)) if o.0 < n.0 => old.next(),
@@ -116,43 +97,60 @@ impl Serialize for MergedStats<'_> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockInfo {
     /// The recorded content hash, or the text recorded where it is not a well-formed one.
-    pub hash: Result<[u8; 32], String>,
+    pub hash: Result<Raw32, String>,
     pub reviewed: bool,
     /// Fingerprint of what the span filter reads of the spans.
-    pub spans: [u8; 32],
+    pub spans: Raw32,
 }
 
 impl LockInfo {
     /// The recorded hash as written in the lockfile.
     pub fn hash_text(&self) -> String {
         match &self.hash {
-            Ok(h) => ContentHash(*h).to_string(),
+            Ok(h) => ContentHash(h.0).to_string(),
             Err(text) => text.clone(),
         }
     }
 }
 
-/// The summary of a lockfile, valid while the lockfile's stat is unchanged.
-#[derive(Clone, Debug, Deserialize)]
+/// The summary of a lockfile as cached, valid while the lockfile's stat is unchanged: a
+/// header `(lockfile stat, prompt outdated)`, then each entry's [`LockInfo`] sorted by
+/// path, joined with a run's files as the stat index is (see [`LockSummary::join`]).
 pub struct LockSummary {
-    pub lock: Stat,
     pub prompt_outdated: bool,
-    #[serde(deserialize_with = "statcache::exact_map")]
-    pub entries: FxHashMap<String, LockInfo>,
+    body: statcache::Body,
+    /// Where the entries start in the body, after the header.
+    entries_at: usize,
+    dir: PathBuf,
 }
 
-#[derive(Deserialize)]
-struct LockSummaryFile {
-    summary: LockSummary,
+impl LockSummary {
+    /// For each of `paths` (sorted), its entry's summary. A damaged summary is moved aside
+    /// (the next run rebuilds it from the lockfile) and `None` returned.
+    pub fn join<'p>(
+        &self,
+        paths: impl IntoIterator<Item = &'p str>,
+    ) -> Option<Vec<Option<LockInfo>>> {
+        let entries = &self.body.bytes()[self.entries_at..];
+        match SortedEntries::<LockInfo>::new(entries).and_then(|e| e.join(paths, |_, v| Some(v))) {
+            Ok(infos) => Some(infos),
+            Err(e) => {
+                let shown = format!(".lockgraph/{LOCK_SUMMARY_FILE}");
+                let problem = format!("unreadable ({e})");
+                statcache::set_aside(&self.dir, LOCK_SUMMARY_FILE, &shown, &problem);
+                None
+            }
+        }
+    }
 }
 
-/// [`LockSummaryFile`] as written: the same bytes, from the entries the run holds rather
-/// than from a copy of them.
+/// The summary as written: the same bytes, from the entries the run holds (sorted by path)
+/// rather than from a copy of them.
 #[derive(Serialize)]
 struct LockSummaryOut<'a> {
     lock: Stat,
     prompt_outdated: bool,
-    entries: &'a FxHashMap<String, LockInfo>,
+    entries: Vec<(&'a String, &'a LockInfo)>,
 }
 
 /// The audit of one file as cached: everything `report` returns except the entry state,
@@ -182,13 +180,13 @@ impl CachedReport {
 #[derive(Serialize)]
 struct Shard<'a> {
     /// Sorted by key.
-    entries: Vec<(Key, ReportRef<'a>)>,
+    entries: Vec<(Raw32, ReportRef<'a>)>,
 }
 
 /// [`Shard`] as read.
 #[derive(Deserialize)]
 struct ShardIn {
-    entries: ExactMap<Key, Slot>,
+    entries: ExactMap<Raw32, Slot>,
 }
 
 pub struct Caches {
@@ -202,7 +200,8 @@ pub struct Caches {
     shards: Vec<OnceLock<Mutex<Shelf>>>,
     /// Reports this run computed.
     fresh: FxHashSet<Key>,
-    lock_summary: Option<(LockSummary, i128)>,
+    /// With the summary's lockfile stat and the summary file's mtime.
+    lock_summary: Option<(LockSummary, Stat, i128)>,
     /// The lockfile was parsed this run: its summary is to be written, for this stat.
     lock_summary_wanted: Option<(Stat, bool)>,
 }
@@ -213,7 +212,7 @@ pub struct Caches {
 /// warm run.
 #[derive(Default)]
 struct Shelf {
-    reports: FxHashMap<Key, Slot>,
+    reports: FxHashMap<Raw32, Slot>,
 }
 
 /// A shelf slot as read: every report in a shard file is there to be taken.
@@ -233,7 +232,7 @@ pub enum Taken {
     Missing,
 }
 
-fn shard_of(key: &Key) -> usize {
+fn shard_of(key: &[u8; 32]) -> usize {
     key[0] as usize
 }
 
@@ -252,11 +251,27 @@ impl Caches {
             lock_summary_wanted: None,
         };
         let (summary, stats) = rayon::join(
-            || caches.load::<LockSummaryFile>(LOCK_SUMMARY_FILE),
+            || fresh(&caches.dir, LOCK_SUMMARY_FILE, statcache::load_body),
             || fresh(&caches.dir, STAT_FILE, statcache::load_body),
         );
-        if let Some((file, written)) = summary {
-            caches.lock_summary = Some((file.summary, written));
+        if let Some((body, written)) = summary {
+            match postcard::take_from_bytes::<(Stat, bool)>(body.bytes()) {
+                Ok(((lock, prompt_outdated), rest)) => {
+                    let entries_at = body.bytes().len() - rest.len();
+                    let summary = LockSummary {
+                        prompt_outdated,
+                        body,
+                        entries_at,
+                        dir: caches.dir.clone(),
+                    };
+                    caches.lock_summary = Some((summary, lock, written));
+                }
+                Err(e) => {
+                    let shown = format!(".lockgraph/{LOCK_SUMMARY_FILE}");
+                    let problem = format!("unreadable ({e})");
+                    statcache::set_aside(&caches.dir, LOCK_SUMMARY_FILE, &shown, &problem);
+                }
+            }
         }
         if let Some((body, written)) = stats {
             caches.stat_written_ns = written;
@@ -287,33 +302,27 @@ impl Caches {
     /// if the stat index holds the same stat for it and that stat is not racy: one pass
     /// over both sorted lists.
     pub fn known_hashes(&mut self, files: &[(String, Stat)]) -> Vec<Option<ContentHash>> {
-        let mut known = vec![None; files.len()];
         let Some(body) = &self.stats else {
-            return known;
+            return vec![None; files.len()];
         };
-        let joined = (|| {
-            let mut entries = StatEntries::new(body.bytes())?;
-            let mut i = 0;
-            while let Some((path, stat, hash)) = entries.next()? {
-                while i < files.len() && files[i].0.as_str() < path {
-                    i += 1;
-                }
-                let Some((p, now)) = files.get(i) else { break };
-                if p == path && now.unchanged_since(&stat, self.stat_written_ns) {
-                    known[i] = Some(ContentHash(hash));
-                }
+        let written = self.stat_written_ns;
+        let joined = StatEntries::new(body.bytes()).and_then(|entries| {
+            entries.join(files.iter().map(|(p, _)| p.as_str()), |i, (stat, hash)| {
+                files[i]
+                    .1
+                    .unchanged_since(&stat, written)
+                    .then_some(ContentHash(hash.0))
+            })
+        });
+        match joined {
+            Ok(known) => known,
+            Err(e) => {
+                let shown = format!(".lockgraph/{STAT_FILE}");
+                statcache::set_aside(&self.dir, STAT_FILE, &shown, &format!("unreadable ({e})"));
+                self.stats = None;
+                vec![None; files.len()]
             }
-            Ok::<_, postcard::Error>(())
-        })();
-        if let Err(e) = joined {
-            // What was read before the damage is as good as any entry: it is kept, and
-            // the index is rebuilt from this run's reads.
-            let shown = format!(".lockgraph/{STAT_FILE}");
-            statcache::set_aside(&self.dir, STAT_FILE, &shown, &format!("unreadable ({e})"));
-            self.stats = None;
-            known.fill(None);
         }
-        known
     }
 
     pub fn record_stat(&mut self, path: &str, stat: Stat, hash: ContentHash) {
@@ -322,15 +331,15 @@ impl Caches {
 
     /// Notes that the run computed the report of `key`; [`Caches::save`] asks for it then,
     /// so the run's reports are never copied into the cache.
-    pub fn store_findings(&mut self, key: Key) {
-        self.fresh.insert(key);
+    pub fn store_findings(&mut self, key: [u8; 32]) {
+        self.fresh.insert(Raw32(key));
     }
 
     /// Moves a cached report out of the cache (the run owns it from here; safe from any
     /// worker thread) and marks it taken, so a rewrite of its shard asks for it back.
-    pub fn take_findings(&self, key: &Key) -> Taken {
+    pub fn take_findings(&self, key: &[u8; 32]) -> Taken {
         let mut shelf = self.shard(shard_of(key)).lock().expect("no holder panics");
-        match shelf.reports.get_mut(key) {
+        match shelf.reports.get_mut(&Raw32(*key)) {
             Some(slot) => slot.0.take().map_or(Taken::Shared, Taken::Report),
             None => Taken::Missing,
         }
@@ -339,9 +348,9 @@ impl Caches {
     /// Takes the lockfile summary, if it was made from a lockfile with this stat and the
     /// lockfile is not racily newer than the summary.
     pub fn take_lock_summary(&mut self, lock: &Stat) -> Option<LockSummary> {
-        let (s, written) = self.lock_summary.as_ref()?;
-        if lock.unchanged_since(&s.lock, *written) {
-            self.lock_summary.take().map(|(s, _)| s)
+        let (_, recorded, written) = self.lock_summary.as_ref()?;
+        if lock.unchanged_since(recorded, *written) {
+            self.lock_summary.take().map(|(s, _, _)| s)
         } else {
             None
         }
@@ -355,10 +364,10 @@ impl Caches {
 
     /// Whether [`Caches::save`] will rewrite the findings shard holding a key (and so ask
     /// for the reports this run took out of it), for every key at once.
-    pub fn rewritten_shards(&self) -> impl Fn(&Key) -> bool + use<> {
+    pub fn rewritten_shards(&self) -> impl Fn(&[u8; 32]) -> bool + use<> {
         let mut dirty = [false; SHARDS];
         for k in &self.fresh {
-            dirty[shard_of(k)] = true;
+            dirty[shard_of(&k.0)] = true;
         }
         move |key| dirty[shard_of(key)]
     }
@@ -376,8 +385,8 @@ impl Caches {
     /// `summary` is the lockfile summary the run holds, written if it was rebuilt.
     pub fn save<'r>(
         mut self,
-        served: impl for<'k> Fn(&'k Key) -> Option<ReportRef<'r>> + Sync,
-        summary: &FxHashMap<String, LockInfo>,
+        served: impl for<'k> Fn(&'k [u8; 32]) -> Option<ReportRef<'r>> + Sync,
+        summary: Option<&FxHashMap<String, LockInfo>>,
     ) {
         if !self.needs_save() {
             return;
@@ -386,13 +395,17 @@ impl Caches {
             eprintln!("warning: .lockgraph: {e}; caches not saved");
             return;
         }
-        if let Some((lock, prompt_outdated)) = self.lock_summary_wanted.take() {
+        if let (Some((lock, prompt_outdated)), Some(summary)) =
+            (self.lock_summary_wanted.take(), summary)
+        {
+            let mut entries: Vec<_> = summary.iter().collect();
+            entries.par_sort_unstable_by(|a, b| a.0.cmp(b.0));
             self.write(
                 LOCK_SUMMARY_FILE,
                 &LockSummaryOut {
                     lock,
                     prompt_outdated,
-                    entries: summary,
+                    entries,
                 },
             );
         }
@@ -408,7 +421,7 @@ impl Caches {
         }
         let mut fresh_by_shard: Vec<Vec<Key>> = vec![Vec::new(); SHARDS];
         for k in std::mem::take(&mut self.fresh) {
-            fresh_by_shard[shard_of(&k)].push(k);
+            fresh_by_shard[shard_of(&k.0)].push(k);
         }
         // Shards are independent files: encoded and written on every core (a cold run of a
         // large tree writes all 256).
@@ -426,7 +439,7 @@ impl Caches {
                 let budget = 2 * (fresh.len() + used.len()) + 16;
                 let mut all: FxHashMap<Key, ReportRef<'_>> = FxHashMap::default();
                 for k in fresh.iter().chain(used) {
-                    if let Some(v) = served(k) {
+                    if let Some(v) = served(&k.0) {
                         all.entry(*k).or_insert(v);
                     }
                 }

@@ -9,9 +9,10 @@
 //! always parsed, so every invariant is checked before anything is trusted.
 
 use super::Failure;
-use super::cache::{Caches, LockInfo, Stat};
+use super::cache::{Caches, LockInfo, LockSummary, Stat};
 use super::entrycache::{self, EntryStore};
 use super::workspace::Workspace;
+use crate::statcache::Raw32;
 use lockgraph_queries::copy::engine::{self, EntryState};
 use lockgraph_queries::copy::lockfile::{self, Backend, Entry, Lockfile};
 use lockgraph_queries::hash::ContentHash;
@@ -22,13 +23,21 @@ use std::sync::{Mutex, OnceLock};
 
 pub struct LockView<'a> {
     ws: &'a Workspace,
-    summary: FxHashMap<String, LockInfo>,
+    summary: Summary,
     prompt_outdated: bool,
     /// The parsed lockfile, once an entry is needed; entries are handed out (moved) once.
     full: OnceLock<Result<Mutex<Lockfile>, String>>,
     /// Entries from `.lockgraph/` while they vouch for the lockfile: what spares parsing
     /// it when a few files changed.
     store: Option<EntryStore>,
+}
+
+/// What the view knows of each entry without the lockfile in full.
+enum Summary {
+    /// Made from the parsed lockfile.
+    Parsed(FxHashMap<String, LockInfo>),
+    /// From `.lockgraph/`, read as it is joined with the files being audited.
+    Cached(LockSummary),
 }
 
 /// What an entry's spans contribute to a findings key: what the filter reads of each span
@@ -65,10 +74,10 @@ fn summarize(lock: &Lockfile) -> FxHashMap<String, LockInfo> {
         .map(|(path, e)| {
             let info = LockInfo {
                 hash: ContentHash::parse(&e.content_hash)
-                    .map(|h| h.0)
+                    .map(|h| Raw32(h.0))
                     .ok_or_else(|| e.content_hash.clone()),
                 reviewed: e.reviewed_by.is_some(),
-                spans: spans_key(e),
+                spans: Raw32(spans_key(e)),
             };
             (path.clone(), info)
         })
@@ -86,8 +95,8 @@ impl<'a> LockView<'a> {
         {
             return Ok(LockView {
                 ws,
-                summary: s.entries,
                 prompt_outdated: s.prompt_outdated,
+                summary: Summary::Cached(s),
                 full: OnceLock::new(),
                 store: Some(EntryStore::new(&ws.root, stat)),
             });
@@ -111,30 +120,55 @@ impl<'a> LockView<'a> {
     pub fn parsed(ws: &'a Workspace, lock: Lockfile) -> LockView<'a> {
         LockView {
             ws,
-            summary: summarize(&lock),
+            summary: Summary::Parsed(summarize(&lock)),
             prompt_outdated: prompt_outdated(&lock),
             full: OnceLock::from(Ok(Mutex::new(lock))),
             store: None,
         }
     }
 
-    /// What the findings cache keeps of the lockfile (see [`Caches::save`]).
-    pub fn summary(&self) -> &FxHashMap<String, LockInfo> {
-        &self.summary
+    /// The summary made from the lockfile, if this run parsed it: what the caches keep of
+    /// the lockfile (see [`Caches::save`]).
+    pub fn parsed_summary(&self) -> Option<&FxHashMap<String, LockInfo>> {
+        match &self.summary {
+            Summary::Parsed(map) => Some(map),
+            Summary::Cached(_) => None,
+        }
     }
 
     pub fn prompt_outdated(&self) -> bool {
         self.prompt_outdated
     }
 
-    pub fn info(&self, path: &str) -> Option<&LockInfo> {
-        self.summary.get(path)
+    /// What the lockfile records for each of `paths` (sorted by path, as the walk lists
+    /// them): one pass over the cached summary, or lookups in the parsed one.
+    pub fn infos<'p>(
+        &self,
+        paths: impl IntoIterator<Item = &'p str> + Clone,
+    ) -> Result<Vec<Option<LockInfo>>, Failure> {
+        let lookup = |map: &FxHashMap<String, LockInfo>| {
+            paths
+                .clone()
+                .into_iter()
+                .map(|p| map.get(p).cloned())
+                .collect()
+        };
+        match &self.summary {
+            Summary::Parsed(map) => Ok(lookup(map)),
+            Summary::Cached(cached) => match cached.join(paths.clone()) {
+                Some(infos) => Ok(infos),
+                // Damaged (and moved aside): the lockfile itself answers.
+                None => {
+                    let lock = self.full()?.lock().expect("no holder panics");
+                    Ok(lookup(&summarize(&lock)))
+                }
+            },
+        }
     }
 
-    pub fn state(&self, path: &str, hash: ContentHash) -> EntryState {
-        let entry = self
-            .info(path)
-            .map(|i| (i.hash.as_ref().ok().map(|h| ContentHash(*h)), i.reviewed));
+    /// A file's entry state, from its entry's summary and its content hash.
+    pub fn state(&self, info: Option<&LockInfo>, hash: ContentHash) -> EntryState {
+        let entry = info.map(|i| (i.hash.as_ref().ok().map(|h| ContentHash(h.0)), i.reviewed));
         engine::state_from(entry, hash, self.prompt_outdated)
     }
 
@@ -142,8 +176,9 @@ impl<'a> LockView<'a> {
     /// audit asks for each file's entry once, so the entry is moved out rather than
     /// copied: the parsed lockfile shrinks as the audit proceeds instead of living
     /// alongside it.
-    pub fn take_entry(&self, path: &str) -> Result<Option<Entry>, Failure> {
-        if self.info(path).is_none() {
+    /// `listed` says whether the lockfile has an entry for `path` (its summary).
+    pub fn take_entry(&self, path: &str, listed: bool) -> Result<Option<Entry>, Failure> {
+        if !listed {
             return Ok(None);
         }
         // The summary has an entry for `path`, so a mirror without one cannot vouch either.
@@ -152,6 +187,16 @@ impl<'a> LockView<'a> {
         {
             return Ok(Some(entry));
         }
+        Ok(self
+            .full()?
+            .lock()
+            .expect("no holder panics")
+            .files
+            .remove(path))
+    }
+
+    /// The parsed lockfile, parsing it on first need (from any worker thread).
+    fn full(&self) -> Result<&Mutex<Lockfile>, Failure> {
         let full = self.full.get_or_init(|| {
             let _read = crate::timings::phase("read lockfile");
             let lock = self.ws.read_lockfile();
@@ -162,9 +207,7 @@ impl<'a> LockView<'a> {
             }
             lock.map(Mutex::new).map_err(|f| f.message)
         });
-        match full {
-            Ok(lock) => Ok(lock.lock().expect("no holder panics").files.remove(path)),
-            Err(message) => Err(Failure::new(message.clone())),
-        }
+        full.as_ref()
+            .map_err(|message| Failure::new(message.clone()))
     }
 }

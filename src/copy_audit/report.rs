@@ -8,6 +8,7 @@ use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use lockgraph_queries::copy::engine::Finding;
 use lockgraph_queries::copy::rules::Severity;
 use lockgraph_queries::text::LineIndex;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -129,6 +130,25 @@ impl ReviewStatus {
     }
 }
 
+/// Findings counted by severity (indexed by [`Severity`]) and by rule.
+#[derive(Default)]
+struct Counts<'a> {
+    severity: [usize; 3],
+    by_rule: rustc_hash::FxHashMap<&'a str, usize>,
+}
+
+impl Counts<'_> {
+    fn merge(mut self, other: Self) -> Self {
+        for (a, b) in self.severity.iter_mut().zip(other.severity) {
+            *a += b;
+        }
+        for (rule, n) in other.by_rule {
+            *self.by_rule.entry(rule).or_default() += n;
+        }
+        self
+    }
+}
+
 impl<'a> AuditReport<'a> {
     pub fn new(audit: &'a Audit, review: Option<ReviewStatus>) -> Self {
         let mut out = AuditReport {
@@ -143,25 +163,35 @@ impl<'a> AuditReport<'a> {
             review_status: review,
         };
         for audited in audit.files() {
-            let (path, report) = (&audited.path, &audited.report);
-            if let Some(e) = &report.error {
+            if let Some(e) = &audited.report.error {
                 out.file_errors.push(JsonFileError {
-                    file_path: path.clone(),
+                    file_path: audited.path.clone(),
                     line: e.line_col.map(|lc| lc.line),
                     column: e.line_col.map(|lc| lc.column),
                     message: e.message.clone(),
                 });
             }
-            for f in &report.findings {
-                match f.severity {
-                    Severity::Error => out.error_findings += 1,
-                    Severity::Warning => out.warning_findings += 1,
-                    Severity::Info => out.info_findings += 1,
-                }
-                *out.by_rule.entry(f.rule_id.as_str()).or_default() += 1;
-                out.total_findings += 1;
-            }
         }
+        // Counted on every core: a large tree has a finding or more per file.
+        let counts = audit
+            .chunks()
+            .par_iter()
+            .map(|chunk| {
+                let mut c = Counts::default();
+                for f in chunk.iter().flat_map(|a| &a.report.findings) {
+                    c.severity[f.severity as usize] += 1;
+                    *c.by_rule.entry(f.rule_id.as_str()).or_default() += 1;
+                }
+                c
+            })
+            .reduce(Counts::default, Counts::merge);
+        [out.error_findings, out.warning_findings, out.info_findings] = [
+            counts.severity[Severity::Error as usize],
+            counts.severity[Severity::Warning as usize],
+            counts.severity[Severity::Info as usize],
+        ];
+        out.total_findings = counts.severity.iter().sum();
+        out.by_rule = counts.by_rule.into_iter().collect();
         out
     }
 
