@@ -110,9 +110,11 @@ where
 {
     fn dir(&self, path: PathBuf, rel: String, rules: Option<Arc<Rules>>) -> io::Result<()> {
         let at = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+        // Each name is copied out of its entry once (`file_name` allocates).
         let entries = fs::read_dir(&path)
             .map_err(at)?
-            .collect::<io::Result<Vec<fs::DirEntry>>>()
+            .map(|e| e.map(|e| (e.file_name(), e)))
+            .collect::<io::Result<Vec<_>>>()
             .map_err(at)?;
         let rules = if self.git_ignore {
             Some(self.rules(&path, &rel, &entries, rules)?)
@@ -126,9 +128,8 @@ where
         let prefix = name_at.len();
         let mut found = Vec::new();
         let mut subdirs = Vec::new();
-        for entry in &entries {
+        for (name, entry) in &entries {
             let file_type = entry.file_type().map_err(at)?;
-            let name = entry.file_name();
             // Paths that are not UTF-8 cannot be named in a lockfile or a report.
             let Some(name) = name.to_str() else { continue };
             name_at.truncate(prefix);
@@ -166,10 +167,10 @@ where
         &self,
         path: &Path,
         rel: &str,
-        entries: &[fs::DirEntry],
+        entries: &[(std::ffi::OsString, fs::DirEntry)],
         parent: Option<Arc<Rules>>,
     ) -> io::Result<Arc<Rules>> {
-        let has = |name: &str| entries.iter().any(|e| e.file_name() == name);
+        let has = |name: &str| entries.iter().any(|(n, _)| n == name);
         let git = has(".git")
             .then(|| path.join(".git"))
             .filter(|g| g.exists());
