@@ -7,10 +7,12 @@
 //! sees root-relative paths and stats files relative to the open directory. Until 0.1 it
 //! was `ignore`'s walker, whose per-entry bookkeeping (a full path, an ignore-rule chain
 //! consulted even when no rule exists, a work queue) cost half of a warm run's walk; the
-//! ignore rules are still `ignore`'s own matchers, applied with the semantics its walker
-//! had with `parents(false)`, which `tests/copy_audit.rs` pins (rules apply only when the
-//! root or a directory below it is a repository, the innermost match wins, negations
-//! re-include, and a repository's own directory is the outermost whose rules count).
+//! ignore rules are still `ignore`'s own matchers, applied as git applies them, which the
+//! tests here and in `tests/copy_audit.rs` pin: rules apply only inside a repository (the
+//! root's, found above it, or one below it), the innermost match wins, negations
+//! re-include, and a repository's own directory is the outermost whose rules count — so
+//! a root in a subdirectory of a repository also honours the `.gitignore` files between
+//! the repository's top and itself.
 
 use crate::fsutil::SKIPPED_DIRS;
 use ignore::Match;
@@ -55,7 +57,8 @@ pub fn walk<T: Send>(
         visit,
         out: Mutex::new(Vec::new()),
     };
-    walker.dir(root.to_path_buf(), String::new(), None)?;
+    let outer = if git_ignore { outer_rules(root)? } else { None };
+    walker.dir(root.to_path_buf(), String::new(), outer)?;
     Ok(walker.out.into_inner().expect("no visitor panics"))
 }
 
@@ -71,6 +74,9 @@ struct Rules {
     /// Length of the directory's root-relative path with its trailing `/` (0 at the root):
     /// what to cut off a path to match it against this directory's rules.
     prefix: usize,
+    /// For a directory above the root: the way down from it to the root (`web/`), what to
+    /// put before a path instead.
+    above: Option<String>,
     gitignore: Gitignore,
     exclude: Gitignore,
     /// The directory is a repository (`.git` or `.jj` in it).
@@ -88,12 +94,21 @@ impl Rules {
         }
         let (mut gitignore, mut exclude) = (Match::None, Match::None);
         for r in chain() {
-            let path = Path::new(&rel[r.prefix..]);
-            if gitignore.is_none() {
-                gitignore = r.gitignore.matched(path, is_dir);
-            }
-            if exclude.is_none() {
-                exclude = r.exclude.matched(path, is_dir);
+            if !(r.gitignore.is_empty() && r.exclude.is_empty()) {
+                let joined;
+                let path = match &r.above {
+                    Some(above) => {
+                        joined = format!("{above}{rel}");
+                        Path::new(&joined)
+                    }
+                    None => Path::new(&rel[r.prefix..]),
+                };
+                if gitignore.is_none() {
+                    gitignore = r.gitignore.matched(path, is_dir);
+                }
+                if exclude.is_none() {
+                    exclude = r.exclude.matched(path, is_dir);
+                }
             }
             if r.repository {
                 break;
@@ -194,11 +209,54 @@ where
         Ok(Arc::new(Rules {
             parent,
             prefix: if rel.is_empty() { 0 } else { rel.len() + 1 },
+            above: None,
             gitignore,
             exclude,
             repository,
         }))
     }
+}
+
+/// The rules of the directories above `root` when it lies inside a repository: from the
+/// repository's top down to the root's parent, each with its `.gitignore` (and the top
+/// with `info/exclude`). None outside a repository.
+fn outer_rules(root: &Path) -> io::Result<Option<Arc<Rules>>> {
+    let above: Vec<&Path> = root.ancestors().skip(1).collect();
+    let is_repository = |dir: &Path| dir.join(".git").exists() || dir.join(".jj").exists();
+    let Some(top) = above.iter().position(|dir| is_repository(dir)) else {
+        return Ok(None);
+    };
+    let mut rules = None;
+    for dir in above[..=top].iter().rev() {
+        // The way down to the root, as the walk's paths are written; a path that is not
+        // UTF-8 cannot be matched against, so such a repository's rules are not applied.
+        let Some(down) = root.strip_prefix(dir).ok().and_then(Path::to_str) else {
+            return Ok(None);
+        };
+        let down = format!("{}/", down.replace(std::path::MAIN_SEPARATOR, "/"));
+        let git = dir.join(".git");
+        let file = dir.join(".gitignore");
+        let gitignore = if file.is_file() {
+            matcher(dir, &file)?
+        } else {
+            Gitignore::empty()
+        };
+        let exclude = match git.exists().then(|| git_common_dir(&git)).flatten() {
+            Some(common) if common.join("info/exclude").is_file() => {
+                matcher(dir, &common.join("info/exclude"))?
+            }
+            _ => Gitignore::empty(),
+        };
+        rules = Some(Arc::new(Rules {
+            parent: rules,
+            prefix: 0,
+            above: Some(down),
+            gitignore,
+            exclude,
+            repository: is_repository(dir),
+        }));
+    }
+    Ok(rules)
 }
 
 /// The rules of `file`, for paths below `dir`; a malformed line is an error naming it.
@@ -307,6 +365,34 @@ mod tests {
                 "inner/keep.log"
             ]
         );
+    }
+
+    #[test]
+    fn a_root_inside_a_repository_honours_the_rules_above_it() {
+        let dir = tree(&[
+            (".gitignore", "*.log\nweb/drafts/\n!web/keep.log\n"),
+            ("web/.gitignore", "/local.md\n"),
+            ("web/a.md", ""),
+            ("web/a.log", ""),
+            ("web/keep.log", ""),
+            ("web/local.md", ""),
+            ("web/drafts/b.md", ""),
+            ("web/sub/local.md", ""),
+        ]);
+        let root = dir.path().join("web");
+        let all = [
+            ".gitignore",
+            "a.log",
+            "a.md",
+            "drafts/b.md",
+            "keep.log",
+            "local.md",
+            "sub/local.md",
+        ];
+        assert_eq!(listed(&root), all, "no repository: no rules");
+        fs::create_dir_all(dir.path().join(".git/info")).unwrap();
+        fs::write(dir.path().join(".git/info/exclude"), "web/sub/\n").unwrap();
+        assert_eq!(listed(&root), [".gitignore", "a.md", "keep.log"]);
     }
 
     #[test]
