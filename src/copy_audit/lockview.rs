@@ -16,6 +16,7 @@ use crate::statcache::Raw32;
 use lockgraph_queries::copy::engine::{self, EntryState};
 use lockgraph_queries::copy::lockfile::{self, Backend, Entry, Lockfile};
 use lockgraph_queries::hash::ContentHash;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 use std::fs;
@@ -69,8 +70,10 @@ pub fn prompt_outdated(lock: &Lockfile) -> bool {
 }
 
 fn summarize(lock: &Lockfile) -> FxHashMap<String, LockInfo> {
-    lock.files
-        .iter()
+    // On every core: a cold run waits for this between parsing the lockfile and auditing.
+    let entries: Vec<(&String, &Entry)> = lock.files.iter().collect();
+    entries
+        .into_par_iter()
         .map(|(path, e)| {
             let info = LockInfo {
                 hash: ContentHash::parse(&e.content_hash)
@@ -104,12 +107,22 @@ impl<'a> LockView<'a> {
         let read = crate::timings::phase("read lockfile");
         let lock = ws.read_lockfile()?;
         drop(read);
-        if let (Some(stat), Some(_)) = (stat, caches.as_ref()) {
-            let _write = crate::timings::phase("write lockfile entries");
-            entrycache::write(&ws.root, &lock, stat);
-        }
-        let _summary = crate::timings::phase("summarise lockfile");
-        let view = LockView::parsed(ws, lock);
+        // The entry mirror is written while the lockfile is summarised: a cold run waits
+        // for both between parsing the lockfile and auditing.
+        let mirror = stat.filter(|_| caches.is_some());
+        let (summary, ()) = rayon::join(
+            || {
+                let _summary = crate::timings::phase("summarise lockfile");
+                summarize(&lock)
+            },
+            || {
+                if let Some(stat) = mirror {
+                    let _write = crate::timings::phase("write lockfile entries");
+                    entrycache::write(&ws.root, &lock, stat);
+                }
+            },
+        );
+        let view = LockView::with_summary(ws, lock, summary);
         if let (Some(stat), Some(c)) = (stat, caches) {
             c.want_lock_summary(stat, view.prompt_outdated);
         }
@@ -118,9 +131,18 @@ impl<'a> LockView<'a> {
 
     /// From a lockfile already read.
     pub fn parsed(ws: &'a Workspace, lock: Lockfile) -> LockView<'a> {
+        let summary = summarize(&lock);
+        LockView::with_summary(ws, lock, summary)
+    }
+
+    fn with_summary(
+        ws: &'a Workspace,
+        lock: Lockfile,
+        summary: FxHashMap<String, LockInfo>,
+    ) -> LockView<'a> {
         LockView {
             ws,
-            summary: Summary::Parsed(summarize(&lock)),
+            summary: Summary::Parsed(summary),
             prompt_outdated: prompt_outdated(&lock),
             full: OnceLock::from(Ok(Mutex::new(lock))),
             store: None,
