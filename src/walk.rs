@@ -395,6 +395,34 @@ mod tests {
         assert_eq!(listed(&root), [".gitignore", "a.md", "keep.log"]);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_reported_not_followed_and_names_that_are_not_utf8_are_skipped() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tree(&[("a/b.md", ""), ("c.md", "")]);
+        let d = dir.path();
+        std::os::unix::fs::symlink(d.join("a"), d.join("dir-link")).unwrap();
+        std::os::unix::fs::symlink(d.join("c.md"), d.join("file-link.md")).unwrap();
+        fs::write(d.join(std::ffi::OsStr::from_bytes(b"bad\xff.md")), "").unwrap();
+        let mut seen: Vec<(String, bool)> = walk(d, true, |e| {
+            Some((e.rel.to_string(), e.file_type.is_symlink()))
+        })
+        .unwrap()
+        .into_iter()
+        .flatten()
+        .collect();
+        seen.sort();
+        let expected = [
+            ("a/b.md", false),
+            ("c.md", false),
+            ("dir-link", true),
+            ("file-link.md", true),
+        ];
+        let expected: Vec<(String, bool)> =
+            expected.iter().map(|(p, l)| (p.to_string(), *l)).collect();
+        assert_eq!(seen, expected);
+    }
+
     #[test]
     fn a_malformed_gitignore_is_an_error_naming_it() {
         let dir = tree(&[(".gitignore", "ok\n[z-a]\n"), ("a.md", "")]);
