@@ -143,6 +143,18 @@ impl Audit {
         self.len
     }
 
+    /// An audit of `files` (in path order), chunked as the workers chunk them.
+    #[cfg(test)]
+    pub fn from_files(files: Vec<Audited>) -> Audit {
+        let len = files.len();
+        let mut chunks = Vec::new();
+        let mut files = files.into_iter().peekable();
+        while files.peek().is_some() {
+            chunks.push(files.by_ref().take(CHUNK).collect());
+        }
+        Audit { chunks, len }
+    }
+
     /// The files in the chunks they were audited in, for work spread over cores.
     pub fn chunks(&self) -> &[Vec<Audited>] {
         &self.chunks

@@ -1,7 +1,7 @@
 //! Rendering results: the JSON contract, human output with source lines and carets, and
 //! GitHub workflow commands.
 
-use super::audit::Audit;
+use super::audit::{Audit, Audited};
 use super::cli::OutputFormat;
 use super::workspace::Workspace;
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
@@ -211,9 +211,186 @@ pub fn print_json<T: Serialize>(value: &T) {
     }
 }
 
+/// The JSON report, byte for byte what [`print_json`] makes of an [`AuditReport`], with
+/// the findings rendered on every core: printing a large report was a sixth of a warm
+/// run, and most of a run with many findings. Rendered a window of files at a time, so
+/// the text is never held whole.
+fn print_audit_json(summary: &AuditReport, audit: &Audit) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    write_audit_json(&mut out, summary, audit)?;
+    out.flush()
+}
+
+fn write_audit_json(
+    out: &mut impl Write,
+    summary: &AuditReport,
+    audit: &Audit,
+) -> std::io::Result<()> {
+    /// The keys before `findings`.
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Head<'a> {
+        total_files: usize,
+        total_findings: usize,
+        error_findings: usize,
+        warning_findings: usize,
+        info_findings: usize,
+        by_rule: &'a BTreeMap<&'a str, usize>,
+    }
+    /// The keys after it.
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Tail<'a> {
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        file_errors: &'a [JsonFileError],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        review_status: Option<&'a ReviewStatus>,
+    }
+    /// Files per window of rendering.
+    const WINDOW: usize = 1024;
+
+    let head = serde_json::to_vec_pretty(&Head {
+        total_files: summary.total_files,
+        total_findings: summary.total_findings,
+        error_findings: summary.error_findings,
+        warning_findings: summary.warning_findings,
+        info_findings: summary.info_findings,
+        by_rule: &summary.by_rule,
+    })?;
+    // `{ … }` without its closing line, then the findings array at depth one.
+    out.write_all(head.strip_suffix(b"\n}").expect("a pretty object"))?;
+    out.write_all(b",\n  \"findings\": [")?;
+    let mut first = true;
+    let files: Vec<&Audited> = audit.files().collect();
+    for window in files.chunks(WINDOW) {
+        let rendered: Vec<Vec<u8>> = window
+            .par_chunks(64)
+            .map(|files| {
+                let mut buf = Vec::new();
+                for a in files {
+                    for f in &a.report.findings {
+                        buf.extend_from_slice(b",\n    ");
+                        let mut ser =
+                            serde_json::Serializer::with_formatter(&mut buf, Indented::at(2));
+                        JsonFinding::new(&a.path, f)
+                            .serialize(&mut ser)
+                            .expect("findings serialise");
+                    }
+                }
+                buf
+            })
+            .collect();
+        for buf in rendered.iter().filter(|b| !b.is_empty()) {
+            // The first element of the array has no comma before it.
+            out.write_all(if first { &buf[1..] } else { buf })?;
+            first = false;
+        }
+    }
+    out.write_all(if first { b"]" } else { b"\n  ]" })?;
+    let tail = serde_json::to_vec_pretty(&Tail {
+        file_errors: &summary.file_errors,
+        review_status: summary.review_status.as_ref(),
+    })?;
+    // `{}` or `{ … }`: its keys follow the findings.
+    match tail.strip_prefix(b"{") {
+        Some(b"}") => out.write_all(b"\n}")?,
+        Some(rest) => {
+            out.write_all(b",")?;
+            out.write_all(rest)?;
+        }
+        None => unreachable!("a pretty object"),
+    }
+    writeln!(out)
+}
+
+/// serde_json's pretty formatter (two-space indent) starting at a given depth: what a
+/// value nested that deep in a pretty document looks like.
+struct Indented {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Indented {
+    fn at(depth: usize) -> Self {
+        Indented {
+            depth,
+            has_value: false,
+        }
+    }
+
+    fn newline<W: ?Sized + Write>(&self, w: &mut W, comma: bool) -> std::io::Result<()> {
+        w.write_all(if comma { b",\n" } else { b"\n" })?;
+        for _ in 0..self.depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for Indented {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.newline(w, false)?;
+        }
+        w.write_all(b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.newline(w, false)?;
+        }
+        w.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
 pub fn print_audit(ws: &Workspace, summary: &AuditReport, audit: &Audit, format: OutputFormat) {
     match format {
-        OutputFormat::Json => print_json(summary),
+        // A closed pipe (`| head`) is not an error worth a panic.
+        OutputFormat::Json => drop(print_audit_json(summary, audit)),
         OutputFormat::Github => print_github(summary),
         OutputFormat::Human => print_human(ws, summary, audit),
     }
@@ -396,4 +573,95 @@ pub fn print_unsegmented(report: &UnsegmentedReport, format: OutputFormat) {
         "{} of {} files need segmentation",
         report.unsegmented_count, report.total_files
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::copy_audit::audit::Audited;
+    use lockgraph_queries::copy::engine::{EntryState, FileError, FileReport, SourceFix};
+    use lockgraph_queries::hash::ContentHash;
+    use lockgraph_queries::text::LineCol;
+
+    fn finding(rule: &str, line: u32, fix: bool) -> Finding {
+        Finding {
+            rule_id: rule.into(),
+            severity: if fix { Severity::Error } else { Severity::Info },
+            line,
+            column: 3,
+            offset: 10,
+            snippet: "v domě \"uvozovky\" a\ttab".into(),
+            message: "zpráva – s „uvozovkami“".into(),
+            fix: fix.then(|| SourceFix {
+                range: 10..12,
+                replacement: "\u{a0}".into(),
+                start: LineCol { line, column: 3 },
+                end: LineCol { line, column: 5 },
+            }),
+        }
+    }
+
+    fn file(path: &str, findings: Vec<Finding>, error: bool) -> Audited {
+        Audited {
+            path: path.into(),
+            hash: ContentHash::of(path.as_bytes()),
+            report: FileReport {
+                state: EntryState::Fresh,
+                findings,
+                error: error.then(|| FileError {
+                    line_col: Some(LineCol { line: 2, column: 1 }),
+                    message: "invalid JSON".into(),
+                }),
+            },
+        }
+    }
+
+    /// The report rendered on every core is byte for byte the report serde writes.
+    #[test]
+    fn the_parallel_json_report_is_the_serde_report() {
+        let many: Vec<Audited> = (0..300)
+            .map(|i| {
+                let findings = (0..i % 4)
+                    .map(|j| finding("cs-R1-nbsp-prep", j, j % 2 == 0))
+                    .collect();
+                file(&format!("content/{i:03}.md"), findings, false)
+            })
+            .collect();
+        let cases = [
+            (Vec::new(), None),
+            (vec![file("a.md", Vec::new(), false)], None),
+            (
+                vec![file("a.md", vec![finding("en-R6", 1, true)], false)],
+                None,
+            ),
+            (
+                vec![
+                    file("a.json", Vec::new(), true),
+                    file("b.md", vec![], false),
+                ],
+                None,
+            ),
+            (
+                vec![file("a.md", vec![finding("x", 1, false)], true)],
+                Some(ReviewStatus {
+                    unreviewed: vec!["a.md".into()],
+                    unsegmented: Vec::new(),
+                    stale: vec!["b.md".into()],
+                }),
+            ),
+            (many, Some(ReviewStatus::default())),
+        ];
+        for (files, review) in cases {
+            let audit = Audit::from_files(files);
+            let summary = AuditReport::new(&audit, review);
+            let mut expected = serde_json::to_vec_pretty(&summary).unwrap();
+            expected.push(b'\n');
+            let mut got = Vec::new();
+            write_audit_json(&mut got, &summary, &audit).unwrap();
+            assert_eq!(
+                String::from_utf8(got).unwrap(),
+                String::from_utf8(expected).unwrap()
+            );
+        }
+    }
 }
