@@ -169,3 +169,23 @@ fn rules_of_languages_the_file_does_not_contain_never_run() {
     let langs = engine::languages(&db, files[0]);
     assert_eq!(langs.iter().map(String::as_str).collect::<Vec<_>>(), ["en"]);
 }
+
+#[test]
+fn a_report_computed_once_is_the_report_kept() {
+    let json = r#"{"cs": "Bydlím v domě 5km odtud.", "en": "The the file ... is here"}"#;
+    let (mut db, _log, files) = setup(&[("a.md", A), ("b.json", json)]);
+    let same = |db: &Database| {
+        for f in &files {
+            assert_eq!(engine::report_once(db, *f), *engine::report(db, *f));
+        }
+    };
+    same(&db);
+    files[0]
+        .set_entry(&mut db)
+        .to(Some(entry(span(12, 17, "unknown", Kind::Code))));
+    same(&db);
+    files[0]
+        .set_entry(&mut db)
+        .to(Some(entry(span(1, 18, "en", Kind::Prose))));
+    same(&db);
+}

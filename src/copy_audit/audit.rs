@@ -335,7 +335,7 @@ pub fn audit(
                             Source::new(bytes),
                             lock.take_entry(&path, info.is_some())?,
                         );
-                        (engine::report(db, file).clone(), Origin::Engine)
+                        (engine::report_once(db, file), Origin::Engine)
                     }
                 };
                 sides.push(Side {

@@ -1,7 +1,7 @@
 //! Rendering results: the JSON contract, human output with source lines and carets, and
 //! GitHub workflow commands.
 
-use super::audit::{Audit, Audited};
+use super::audit::Audit;
 use super::cli::OutputFormat;
 use super::workspace::Workspace;
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
@@ -213,11 +213,12 @@ pub fn print_json<T: Serialize>(value: &T) {
 
 /// The JSON report, byte for byte what [`print_json`] makes of an [`AuditReport`], with
 /// the findings rendered on every core: printing a large report was a sixth of a warm
-/// run, and most of a run with many findings. Rendered a window of files at a time, so
-/// the text is never held whole.
+/// run, and most of a run with many findings. Rendered a window of findings at a time
+/// (however they fall into files), so the text is never held whole.
 fn print_audit_json(summary: &AuditReport, audit: &Audit) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    write_audit_json(&mut out, summary, audit)?;
+    // Findings per window of rendering: a window's text is held until it is written.
+    write_audit_json(&mut out, summary, audit, 16 * 1024)?;
     out.flush()
 }
 
@@ -225,6 +226,7 @@ fn write_audit_json(
     out: &mut impl Write,
     summary: &AuditReport,
     audit: &Audit,
+    window_len: usize,
 ) -> std::io::Result<()> {
     /// The keys before `findings`.
     #[derive(Serialize)]
@@ -246,8 +248,6 @@ fn write_audit_json(
         #[serde(skip_serializing_if = "Option::is_none")]
         review_status: Option<&'a ReviewStatus>,
     }
-    /// Files per window of rendering.
-    const WINDOW: usize = 1024;
 
     let head = serde_json::to_vec_pretty(&Head {
         total_files: summary.total_files,
@@ -261,31 +261,40 @@ fn write_audit_json(
     out.write_all(head.strip_suffix(b"\n}").expect("a pretty object"))?;
     out.write_all(b",\n  \"findings\": [")?;
     let mut first = true;
-    let files: Vec<&Audited> = audit.files().collect();
-    for window in files.chunks(WINDOW) {
+    let mut window: Vec<(&str, &Finding)> = Vec::with_capacity(window_len);
+    let mut flush = |window: &mut Vec<(&str, &Finding)>| -> std::io::Result<()> {
         let rendered: Vec<Vec<u8>> = window
-            .par_chunks(64)
-            .map(|files| {
+            .par_chunks(512)
+            .map(|part| {
                 let mut buf = Vec::new();
-                for a in files {
-                    for f in &a.report.findings {
-                        buf.extend_from_slice(b",\n    ");
-                        let mut ser =
-                            serde_json::Serializer::with_formatter(&mut buf, Indented::at(2));
-                        JsonFinding::new(&a.path, f)
-                            .serialize(&mut ser)
-                            .expect("findings serialise");
-                    }
+                for (path, f) in part {
+                    buf.extend_from_slice(b",\n    ");
+                    let mut ser = serde_json::Serializer::with_formatter(&mut buf, Indented::at(2));
+                    JsonFinding::new(path, f)
+                        .serialize(&mut ser)
+                        .expect("findings serialise");
                 }
                 buf
             })
             .collect();
-        for buf in rendered.iter().filter(|b| !b.is_empty()) {
+        window.clear();
+        for buf in &rendered {
             // The first element of the array has no comma before it.
             out.write_all(if first { &buf[1..] } else { buf })?;
             first = false;
         }
+        Ok(())
+    };
+    for a in audit.files() {
+        for f in &a.report.findings {
+            window.push((&a.path, f));
+            if window.len() == window_len {
+                flush(&mut window)?;
+            }
+        }
     }
+    flush(&mut window)?;
+    drop(flush);
     out.write_all(if first { b"]" } else { b"\n  ]" })?;
     let tail = serde_json::to_vec_pretty(&Tail {
         file_errors: &summary.file_errors,
@@ -656,12 +665,13 @@ mod tests {
             let summary = AuditReport::new(&audit, review);
             let mut expected = serde_json::to_vec_pretty(&summary).unwrap();
             expected.push(b'\n');
-            let mut got = Vec::new();
-            write_audit_json(&mut got, &summary, &audit).unwrap();
-            assert_eq!(
-                String::from_utf8(got).unwrap(),
-                String::from_utf8(expected).unwrap()
-            );
+            let expected = String::from_utf8(expected).unwrap();
+            // Windows of one finding, of a few, and of all of them.
+            for window in [1, 7, 1 << 14] {
+                let mut got = Vec::new();
+                write_audit_json(&mut got, &summary, &audit, window).unwrap();
+                assert_eq!(String::from_utf8(got).unwrap(), expected, "window {window}");
+            }
         }
     }
 }

@@ -296,6 +296,11 @@ pub struct Placed {
 
 #[salsa::tracked(returns(ref))]
 pub fn placed(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
+    place(db, file)
+}
+
+/// [`placed`]'s value, computed without keeping it.
+fn place(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
     let Ok(views) = views(db, file) else {
         return Vec::new();
     };
@@ -346,6 +351,37 @@ pub fn placed(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
 
 #[salsa::tracked(returns(ref))]
 pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
+    assemble(db, file, |admits| {
+        placed(db, file)
+            .iter()
+            .filter(|p| admits(p))
+            .map(|p| p.finding.clone())
+            .collect()
+    })
+}
+
+/// [`report`] for a file audited once: the same value, computed without keeping it or the
+/// placed hits in the database, whose findings move into it instead of being copied. A
+/// one-shot run reads each report once, and the copies of a large file's findings (a
+/// placed one, the report's, the caller's) were most of its memory.
+pub fn report_once(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
+    assemble(db, file, |admits| {
+        place(db, file)
+            .into_iter()
+            .filter(|p| admits(p))
+            .map(|p| p.finding)
+            .collect()
+    })
+}
+
+/// A file's report around its admitted findings (from `findings`, given the filter): its
+/// entry state, or the error that stopped it; findings in source order, duplicates
+/// dropped.
+fn assemble(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    findings: impl FnOnce(&dyn Fn(&Placed) -> bool) -> Vec<Finding>,
+) -> FileReport {
     let state = entry_state(db, file);
     let failed = |e: &FileError| FileReport {
         state,
@@ -367,14 +403,10 @@ pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
         unknown_language_default: settings.unknown_language_default(db),
         table,
     };
-    let mut findings: Vec<Finding> = placed(db, file)
-        .iter()
-        .filter(|p| {
-            let meta = table.set.rules()[p.rule].meta();
-            filter.admits(&meta.id, &meta.languages, p.matched_at)
-        })
-        .map(|p| p.finding.clone())
-        .collect();
+    let mut findings = findings(&|p: &Placed| {
+        let meta = table.set.rules()[p.rule].meta();
+        filter.admits(&meta.id, &meta.languages, p.matched_at)
+    });
     findings.sort_by(|a, b| (a.offset, &a.rule_id).cmp(&(b.offset, &b.rule_id)));
     findings.dedup();
     FileReport {
