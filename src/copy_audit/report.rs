@@ -294,7 +294,6 @@ fn write_audit_json(
         }
     }
     flush(&mut window)?;
-    drop(flush);
     out.write_all(if first { b"]" } else { b"\n  ]" })?;
     let tail = serde_json::to_vec_pretty(&Tail {
         file_errors: &summary.file_errors,
