@@ -19,6 +19,7 @@ pub use crate::copy::source::{FileError, Source};
 use crate::copy::view::View;
 use crate::hash::ContentHash;
 use crate::text::{LineCol, LineIndex};
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -234,11 +235,16 @@ pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String>
 /// filtering.
 #[salsa::tracked(returns(ref))]
 pub fn hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<RawHit> {
-    find_hits(db, file)
+    let mut parts = find_hits(db, file);
+    if parts.len() == 1 {
+        parts.pop().expect("one part")
+    } else {
+        parts.concat()
+    }
 }
 
-/// [`hits`]'s value, computed without keeping it.
-fn find_hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<RawHit> {
+/// [`hits`]'s value in consecutive parts, computed without keeping it.
+fn find_hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<Vec<RawHit>> {
     let Ok(views) = views(db, file) else {
         return Vec::new();
     };
@@ -254,20 +260,35 @@ fn find_hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<RawHit> {
             scoped.is_empty() || scoped.iter().any(|l| languages.contains(l))
         })
         .collect();
-    let mut out = Vec::new();
-    let mut buf = Vec::new();
-    for (vi, view) in views.iter().enumerate() {
-        for &(ri, rule) in &active {
-            rule.check(view, &mut buf);
-            out.extend(buf.drain(..).map(|hit| RawHit {
-                rule: ri,
-                view: vi,
-                hit,
-            }));
+    let check = |first: usize, views: &[View]| {
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        for (vi, view) in (first..).zip(views) {
+            for &(ri, rule) in &active {
+                rule.check(view, &mut buf);
+                out.extend(buf.drain(..).map(|hit| RawHit {
+                    rule: ri,
+                    view: vi,
+                    hit,
+                }));
+            }
         }
+        out
+    };
+    // A file of many views (a large JSON file has one per string) is checked on every
+    // core, in order; most files are one worker's and stay on it.
+    if views.len() < PARALLEL_VIEWS {
+        return vec![check(0, views)];
     }
-    out
+    views
+        .par_chunks(PARALLEL_VIEWS / 4)
+        .enumerate()
+        .map(|(i, chunk)| check(i * (PARALLEL_VIEWS / 4), chunk))
+        .collect()
 }
+
+/// The views from which a file's rules run on every core.
+const PARALLEL_VIEWS: usize = 1024;
 
 #[salsa::tracked(returns(ref))]
 pub fn span_index(
@@ -302,15 +323,17 @@ pub struct Placed {
 
 #[salsa::tracked(returns(ref))]
 pub fn placed(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
-    place(db, file, hits(db, file).iter().map(Cow::Borrowed))
+    let hits = hits(db, file);
+    place(db, file, hits.iter().map(Cow::Borrowed), hits.len())
 }
 
-/// [`placed`]'s value from `hits`, computed without keeping it; the messages of hits
-/// handed over owned move into the findings.
+/// [`placed`]'s value from the `count` `hits`, computed without keeping it; the messages of
+/// hits handed over owned move into the findings.
 fn place<'h>(
     db: &dyn salsa::Database,
     file: SourceFile,
-    hits: impl ExactSizeIterator<Item = Cow<'h, RawHit>>,
+    hits: impl Iterator<Item = Cow<'h, RawHit>>,
+    count: usize,
 ) -> Vec<Placed> {
     let Ok(views) = views(db, file) else {
         return Vec::new();
@@ -324,7 +347,7 @@ fn place<'h>(
     let table = settings.rules(db);
     let ignored = IgnoredLines::new(text, index, settings.ignore_marker(db));
     // Sized once: a file with 200k findings spent a fifth of its audit growing this.
-    let mut out = Vec::with_capacity(hits.len());
+    let mut out = Vec::with_capacity(count);
     for raw in hits {
         let view = &views[raw.view];
         let meta = table.set.rules()[raw.rule].meta();
@@ -391,7 +414,10 @@ pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
 /// its memory.
 pub fn report_once(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
     assemble(db, file, |admits| {
-        place(db, file, find_hits(db, file).into_iter().map(Cow::Owned))
+        let parts = find_hits(db, file);
+        let count = parts.iter().map(Vec::len).sum();
+        let hits = parts.into_iter().flatten().map(Cow::Owned);
+        place(db, file, hits, count)
             .into_iter()
             .filter(|p| admits(p))
             .map(|p| p.finding)
