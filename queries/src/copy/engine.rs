@@ -408,19 +408,22 @@ pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
 }
 
 /// [`report`] for a file audited once: the same value, computed without keeping it, the
-/// placed hits or the raw hits in the database, whose messages and findings move into it
-/// instead of being copied. A one-shot run reads each report once, and the copies of a
-/// large file's findings (a hit's, a placed one, the report's, the caller's) were most of
-/// its memory.
+/// placed hits or the raw hits in the database (whose messages move into the placed
+/// hits). A one-shot run reads each report once, and the copies of a large file's
+/// findings (a hit's, a placed one, the report's, the caller's) were most of its memory.
 pub fn report_once(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
     assemble(db, file, |admits| {
         let parts = find_hits(db, file);
         let count = parts.iter().map(Vec::len).sum();
         let hits = parts.into_iter().flatten().map(Cow::Owned);
-        place(db, file, hits, count)
-            .into_iter()
+        let placed = place(db, file, hits, count);
+        // Copied, not moved, out of the placed hits: the copies are packed together,
+        // where moved strings would stay scattered among the pages of everything freed
+        // with the file's queries (on a tree with 800k findings the run held 90 MB more).
+        placed
+            .iter()
             .filter(|p| admits(p))
-            .map(|p| p.finding)
+            .map(|p| p.finding.clone())
             .collect()
     })
 }
