@@ -106,36 +106,17 @@ fn corrupt_truncated_and_foreign_caches_are_moved_aside_and_rebuilt() {
     let joined = [".lockgraph/stat-index.v1", ".lockgraph/lock-summary.v1"];
     for file in [shard.as_ref()].into_iter().chain(joined) {
         let good = fs::read(tree.path(file)).unwrap();
-        let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-            (
-                "garbage",
-                b"not a cache at all".to_vec(),
-                "not a lockgraph cache",
-            ),
-            ("truncated", good[..good.len() / 2].to_vec(), "unreadable"),
-            (
-                "foreign",
-                {
-                    let mut v = b"LGC1".to_vec();
-                    v.extend(postcard_string("0.0.0-other"));
-                    v.push(0);
-                    v
-                },
-                "written by engine 0.0.0-other",
-            ),
-        ];
+        let mut foreign = b"LGC1".to_vec();
+        foreign.extend(postcard_string("0.0.0-other"));
+        foreign.push(0);
+        let mut cases = common::damaged(&good);
+        cases.push(("foreign", foreign, "written by engine 0.0.0-other"));
         for (what, bytes, says) in cases {
             let what = format!("{file}: {what}");
             fs::write(tree.path(file), &bytes).unwrap();
             let (code, stdout, stderr) = run(&tree, &["--json"]);
             assert_eq!((code, &stdout), (expected.0, &expected.1), "{what}");
-            assert!(stderr.contains(says), "{what}: {stderr}");
-            assert!(stderr.contains("moved aside"), "{what}: {stderr}");
-            assert_eq!(
-                stderr.lines().filter(|l| l.contains(".lockgraph")).count(),
-                1,
-                "{what}: one line"
-            );
+            common::assert_one_warning_moved_aside(&stderr, says, &what);
             let aside = tree.path(&format!("{file}.bad"));
             assert_eq!(fs::read(aside).unwrap(), bytes, "{what}");
             // Rebuilt: the next run is quiet and identical.

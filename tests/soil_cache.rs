@@ -291,25 +291,12 @@ fn corrupt_and_truncated_shards_are_moved_aside_with_one_warning() {
     let shard = shard_of_sum(&tree);
     let name = shard.file_name().unwrap().to_string_lossy().into_owned();
     let good = fs::read(&shard).unwrap();
-    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        (
-            "garbage",
-            b"not a cache at all".to_vec(),
-            "not a lockgraph cache",
-        ),
-        ("truncated", good[..good.len() / 2].to_vec(), "unreadable"),
-    ];
+    let cases = common::damaged(&good);
     for (what, bytes, says) in cases {
         fs::write(&shard, &bytes).unwrap();
         let (code, stdout, stderr) = run(&tree, &["status", "--json"]);
         assert_eq!((code, &stdout), (expected.0, &expected.1), "{what}");
-        assert!(stderr.contains(says), "{what}: {stderr}");
-        assert!(stderr.contains("moved aside"), "{what}: {stderr}");
-        assert_eq!(
-            stderr.lines().filter(|l| l.contains(".lockgraph")).count(),
-            1,
-            "{what}: one line: {stderr}"
-        );
+        common::assert_one_warning_moved_aside(&stderr, says, what);
         let aside = tree.path(&format!(".lockgraph/soil/{name}.bad"));
         assert_eq!(fs::read(aside).unwrap(), bytes, "{what}");
         // Rebuilt: the next run is quiet and identical.

@@ -72,3 +72,28 @@ pub fn json(output: &[u8]) -> serde_json::Value {
     serde_json::from_slice(output)
         .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(output)))
 }
+
+/// Two ways a cache file gets damaged, each as (what, the file's bytes, what the warning
+/// says): not a cache at all, and cut in half.
+pub fn damaged(good: &[u8]) -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    vec![
+        (
+            "garbage",
+            b"not a cache at all".to_vec(),
+            "not a lockgraph cache",
+        ),
+        ("truncated", good[..good.len() / 2].to_vec(), "unreadable"),
+    ]
+}
+
+/// The stderr of a run that met a damaged cache file: exactly one line about
+/// `.lockgraph/`, saying `says` and that the file was moved aside.
+pub fn assert_one_warning_moved_aside(stderr: &str, says: &str, what: &str) {
+    assert!(stderr.contains(says), "{what}: {stderr}");
+    assert!(stderr.contains("moved aside"), "{what}: {stderr}");
+    assert_eq!(
+        stderr.lines().filter(|l| l.contains(".lockgraph")).count(),
+        1,
+        "{what}: one line: {stderr}"
+    );
+}
