@@ -335,19 +335,29 @@ impl Indented {
     }
 }
 
-impl serde_json::ser::Formatter for Indented {
-    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+impl Indented {
+    fn open<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
         self.depth += 1;
         self.has_value = false;
-        w.write_all(b"[")
+        w.write_all(bracket)
     }
 
-    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+    fn close<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
         self.depth -= 1;
         if self.has_value {
             self.newline(w, false)?;
         }
-        w.write_all(b"]")
+        w.write_all(bracket)
+    }
+}
+
+impl serde_json::ser::Formatter for Indented {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
     }
 
     fn begin_array_value<W: ?Sized + Write>(
@@ -364,17 +374,11 @@ impl serde_json::ser::Formatter for Indented {
     }
 
     fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"{")
+        self.open(w, b"{")
     }
 
     fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            self.newline(w, false)?;
-        }
-        w.write_all(b"}")
+        self.close(w, b"}")
     }
 
     fn begin_object_key<W: ?Sized + Write>(
