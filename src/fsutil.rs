@@ -25,15 +25,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace(path, bytes, true)
 }
 
-/// [`write_atomic`] without waiting for the disk: for caches, which a crash may leave
-/// stale or garbled but never wrong — every reader checks and rebuilds them — and whose
-/// `fsync` was most of the time a one-file edit took to save them.
-pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    replace(path, bytes, false)
-}
-
-/// [`write_atomic_unsynced`] of what `write` writes, through a buffer: a large cache is
-/// written as it is encoded, never held whole.
+/// [`write_atomic`] of what `write` writes, through a buffer, and without waiting for the
+/// disk: for caches, which a crash may leave stale or garbled but never wrong — every
+/// reader checks and rebuilds them — and whose `fsync` was most of the time a one-file
+/// edit took to save them. A large cache is written as it is encoded, never held whole.
 pub fn write_atomic_unsynced_with(
     path: &Path,
     write: impl FnOnce(&mut io::BufWriter<&mut File>) -> io::Result<()>,

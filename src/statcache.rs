@@ -102,16 +102,6 @@ where
     }
 }
 
-/// [`ExactMap`] for `#[serde(deserialize_with)]`.
-pub fn exact_map<'de, D, K, V>(d: D) -> Result<FxHashMap<K, V>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    K: Deserialize<'de> + Eq + std::hash::Hash,
-    V: Deserialize<'de>,
-{
-    ExactMap::deserialize(d).map(|m| m.0)
-}
-
 /// A 32-byte hash in a cache file, encoded as a byte string: serde reads a `[u8; 32]`
 /// element by element, and the hashes in a 100,000-file index cost more to decode that way
 /// than everything else in it.
