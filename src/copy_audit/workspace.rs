@@ -59,6 +59,9 @@ impl Workspace {
     /// Streamed, so the text (as large as what it parses into) is never held whole; a
     /// lockfile that fails to parse is read again as text for the exact diagnosis.
     pub fn read_lockfile(&self) -> Result<Lockfile, Failure> {
+        if let Some(lock) = self.read_lockfile_in_pieces() {
+            return Ok(lock);
+        }
         match fs::File::open(&self.lock_path) {
             Ok(file) => {
                 if let Ok(lock) =
@@ -71,6 +74,14 @@ impl Workspace {
             Err(_) => {}
         }
         self.read_lockfile_text()
+    }
+
+    /// [`Workspace::read_lockfile`] for a lockfile in the canonical layout, parsed on every
+    /// core: see [`read_in_pieces`].
+    fn read_lockfile_in_pieces(&self) -> Option<Lockfile> {
+        /// Text per piece and round.
+        const PIECE: usize = 4 << 20;
+        read_in_pieces(&self.lock_path, PIECE)
     }
 
     fn read_lockfile_text(&self) -> Result<Lockfile, Failure> {
@@ -199,6 +210,89 @@ impl Workspace {
     }
 }
 
+/// The lockfile at `path` if it is in the canonical layout, parsed on every core (see
+/// `lockfile::pieces`): read in rounds of `piece` bytes per core, each round cut where
+/// entries start. A cold run of a large tree waits for its lockfile before it can audit
+/// anything, and one core parsed 155 MB at about 250 MB/s. None when the file is not in
+/// that layout or anything in it does not read: the whole read then gives the answer or
+/// the exact error.
+fn read_in_pieces(path: &Path, piece: usize) -> Option<Lockfile> {
+    use lockgraph_queries::copy::lockfile::pieces::{self, ENTRY_START, FILES_CLOSE, FILES_OPEN};
+    use rayon::prelude::*;
+    use std::io::Read;
+    let find = |hay: &[u8], from: usize| {
+        let mut at = hay.get(from..)?.windows(ENTRY_START.len());
+        at.position(|w| w == ENTRY_START).map(|i| from + i)
+    };
+    let mut file = fs::File::open(path).ok()?;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut eof = false;
+    // Reads until `buf` holds `want` bytes or the file has ended.
+    let mut fill = |buf: &mut Vec<u8>, want: usize, eof: &mut bool| -> Option<()> {
+        while buf.len() < want && !*eof {
+            let n = (&mut file)
+                .take((want - buf.len()) as u64)
+                .read_to_end(buf)
+                .ok()?;
+            *eof = n == 0;
+        }
+        Some(())
+    };
+    // The head (schema version and segmenter) is a few lines.
+    fill(&mut buf, piece.max(1 << 16), &mut eof)?;
+    let open = buf
+        .windows(FILES_OPEN.len())
+        .position(|w| w == FILES_OPEN)?
+        + FILES_OPEN.len();
+    let mut lock = pieces::head(std::str::from_utf8(&buf[..open]).ok()?)?;
+    buf.drain(..open);
+    let cores = rayon::current_num_threads().max(1);
+    let mut want = cores * piece;
+    let mut parsed = Vec::new();
+    loop {
+        fill(&mut buf, want, &mut eof)?;
+        // This round's entries: up to the last entry start (the entry there may not be
+        // whole yet), or at the end of the file everything before the close.
+        let end = if eof {
+            let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            text.strip_suffix(FILES_CLOSE)?.len()
+        } else {
+            let mut starts = buf.windows(ENTRY_START.len());
+            starts.rposition(|w| w == ENTRY_START)?
+        };
+        if end == 0 && !eof {
+            want *= 2; // one entry larger than a round: read on
+            continue;
+        }
+        let region = std::str::from_utf8(&buf[..end]).ok()?;
+        let mut cuts = vec![0];
+        for i in 1..cores {
+            let from = (i * end / cores).max(cuts[cuts.len() - 1] + 1);
+            match find(region.as_bytes(), from) {
+                Some(cut) if cut < end => cuts.push(cut),
+                _ => break,
+            }
+        }
+        cuts.push(end);
+        let n = cuts.len() - 1;
+        let maps: Vec<Option<_>> = (0..n)
+            .into_par_iter()
+            .map(|i| pieces::entries(&region[cuts[i]..cuts[i + 1]], eof && i == n - 1))
+            .collect();
+        for map in maps {
+            parsed.push(map?);
+        }
+        if eof {
+            break;
+        }
+        buf.drain(..end);
+        want = cores * piece;
+    }
+    lock.files = pieces::join(parsed)?;
+    lock.validate().ok()?;
+    Some(lock)
+}
+
 pub fn empty_lockfile() -> Lockfile {
     Lockfile {
         schema_version: 1,
@@ -207,5 +301,111 @@ pub fn empty_lockfile() -> Lockfile {
             prompt_version: Some(lockfile::CURRENT_PROMPT_VERSION),
         },
         files: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lockgraph_queries::copy::lockfile::{Entry, Field, Kind, Span, to_canonical_string};
+
+    /// A valid lockfile of `n` entries with a variety of spans and reviews.
+    fn lockfile(n: usize) -> Lockfile {
+        let mut lock = empty_lockfile();
+        for i in 0..n {
+            let span = |line: u32, language: &str, kind: Kind| Span {
+                start_line: line,
+                start_column: 1,
+                end_line: line,
+                end_column: 4,
+                language: language.into(),
+                kind,
+                path_hint: if i % 3 == 0 {
+                    Field::Null
+                } else {
+                    Field::Absent
+                },
+                note: if i % 5 == 0 {
+                    Field::Value(format!("note {i} „uvozovky“"))
+                } else {
+                    Field::Absent
+                },
+            };
+            let entry = Entry {
+                content_hash: format!("sha256:{:064x}", i),
+                segmented_at: "2026-11-30T08:00:00.000Z".into(),
+                reviewed_by: (i % 2 == 0).then(|| "jana".to_string()),
+                spans: (1..=(i % 7) as u32)
+                    .map(|l| span(l, if l % 2 == 0 { "en" } else { "cs" }, Kind::Prose))
+                    .chain([span(9, "unknown", Kind::Code)])
+                    .collect(),
+            };
+            lock.files
+                .insert(format!("content/{}/doc{i}.md", i % 4), entry);
+        }
+        lock
+    }
+
+    fn read(text: &str, piece: usize) -> Option<Lockfile> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lock.json");
+        fs::write(&path, text).unwrap();
+        read_in_pieces(&path, piece)
+    }
+
+    #[test]
+    fn a_canonical_lockfile_read_in_pieces_is_the_lockfile() {
+        for n in [1, 2, 3, 50] {
+            let lock = lockfile(n);
+            let text = to_canonical_string(&lock);
+            assert_eq!(lockfile::parse(&text).unwrap(), lock);
+            // Rounds smaller than an entry, of a few entries, and of the whole file.
+            for piece in [16, 700, 4 << 20] {
+                assert_eq!(
+                    read(&text, piece),
+                    Some(lock.clone()),
+                    "{n} entries, {piece}"
+                );
+            }
+            let unterminated = text.strip_suffix('\n').unwrap();
+            assert_eq!(read(unterminated, 700), Some(lock.clone()));
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_whole_read() {
+        let lock = lockfile(20);
+        let text = to_canonical_string(&lock);
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let entry_start = "\n    \"content/";
+        let first = text.find(entry_start).unwrap();
+        let second = first + 1 + text[first + 1..].find(entry_start).unwrap();
+        let first_entry = &text[first..second];
+        let cases = [
+            ("minified", serde_json::to_string(&value).unwrap()),
+            (
+                "files first",
+                text.replacen("{\n  \"schemaVersion\": 1,", "{\n  \"x\": 1,", 1),
+            ),
+            (
+                "a path twice, side by side",
+                text.replacen(first_entry, &format!("{first_entry}{first_entry}"), 1),
+            ),
+            ("a path twice, far apart", {
+                let last = text.rfind(entry_start).unwrap();
+                format!("{}{first_entry}{}", &text[..last], &text[last..])
+            }),
+            (
+                "an unknown key in an entry",
+                text.replacen("\"reviewedBy\"", "\"reviewer\"", 1),
+            ),
+            ("an invariant broken", text.replacen("sha256:", "md5:", 1)),
+            ("text after the close", format!("{text}{{}}")),
+        ];
+        for (what, text) in cases {
+            for piece in [16, 700, 4 << 20] {
+                assert_eq!(read(&text, piece), None, "{what}, {piece}");
+            }
+        }
     }
 }

@@ -219,6 +219,56 @@ pub fn parse_reader(reader: impl std::io::Read) -> Result<Lockfile, LockfileErro
     Ok(lock)
 }
 
+/// Reading a lockfile in the layout [`to_canonical_string`] writes in pieces, so that a
+/// large one is parsed on every core: the `files` object is cut where an entry starts (a
+/// line break, four spaces and a quote — in that layout only entries start so, since
+/// strings hold no raw line breaks), and each piece is read by the same strict reader.
+/// Anything unexpected — another layout, a piece that does not read, a path in two
+/// pieces — makes these return None, and the caller reads the whole lockfile with
+/// [`parse_reader`] for the answer (or the exact error). A lockfile so read is checked like
+/// any other ([`Lockfile::validate`]).
+pub mod pieces {
+    use super::{BTreeMap, Entry, Lockfile, de};
+
+    /// The text that ends a canonical lockfile's head: the `files` key, opened.
+    pub const FILES_OPEN: &[u8] = b"\n  \"files\": {";
+    /// Where an entry starts in the canonical `files` object.
+    pub const ENTRY_START: &[u8] = b"\n    \"";
+    /// What follows the last entry of a canonical lockfile.
+    pub const FILES_CLOSE: &[u8] = b"\n  }\n}";
+
+    /// The lockfile whose text up to and including [`FILES_OPEN`] is `head`, with no
+    /// files yet.
+    pub fn head(head: &str) -> Option<Lockfile> {
+        de::from_str(&format!("{head}}}}}")).ok()
+    }
+
+    /// The entries of one piece of a canonical `files` object: members that each start
+    /// at [`ENTRY_START`], separated by commas, followed by one unless the piece is the
+    /// `last`.
+    pub fn entries(piece: &str, last: bool) -> Option<BTreeMap<String, Entry>> {
+        let members = if last {
+            piece
+        } else {
+            piece.strip_suffix(',')?
+        };
+        if !members.as_bytes().starts_with(ENTRY_START) {
+            return None;
+        }
+        de::files_from_members(members)
+    }
+
+    /// The pieces' entries as one `files` map; None if a path is in two of them.
+    pub fn join(pieces: Vec<BTreeMap<String, Entry>>) -> Option<BTreeMap<String, Entry>> {
+        let mut all: Vec<(String, Entry)> = pieces.into_iter().flatten().collect();
+        all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        if all.windows(2).any(|w| w[0].0 == w[1].0) {
+            return None;
+        }
+        Some(all.into_iter().collect())
+    }
+}
+
 /// Reads the spans handed to `lockfile add` (`{"spans": [...]}` or a bare array). Only
 /// their shape is checked here; [`validate_spans_for_file`] checks them against the file.
 pub fn parse_spans(text: &str) -> Result<Vec<Span>, LockfileError> {
