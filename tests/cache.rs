@@ -71,14 +71,7 @@ fn an_edit_is_seen_through_the_cache() {
 fn a_same_stat_edit_with_a_racy_timestamp_is_reread() {
     let tree = Tree::copy_of("copy");
     let path = tree.path(UVOD);
-    let set_mtime = |t: SystemTime| {
-        fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(t)
-            .unwrap()
-    };
+    let set_mtime = |t: SystemTime| tree.set_mtime(UVOD, t);
     // The file's mtime is not older than the index written by this run: git's "racily
     // clean" case, where size, mtime and inode cannot prove the next edit happened.
     let stamp = SystemTime::now() + Duration::from_secs(3600);
@@ -160,15 +153,7 @@ fn identical_files_share_one_cached_report() {
 
 /// The findings cache's shard files.
 fn shards(tree: &Tree) -> Vec<std::path::PathBuf> {
-    let mut out: Vec<_> = fs::read_dir(tree.path(".lockgraph/findings"))
-        .map(|d| {
-            d.map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|e| e == "v1"))
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort();
-    out
+    tree.cache_files(".lockgraph/findings")
 }
 
 #[test]
@@ -215,13 +200,7 @@ fn a_changed_lockfile_is_always_read_again() {
 
 /// Moves a file's mtime a minute into the past, out of reach of the racy-timestamp rule.
 fn age(tree: &Tree, rel: &str) {
-    let past = SystemTime::now() - Duration::from_secs(60);
-    fs::File::options()
-        .write(true)
-        .open(tree.path(rel))
-        .unwrap()
-        .set_modified(past)
-        .unwrap();
+    tree.set_mtime(rel, SystemTime::now() - Duration::from_secs(60));
 }
 
 fn audit_with_timings(tree: &Tree) -> (String, String) {

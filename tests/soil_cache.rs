@@ -33,15 +33,7 @@ fn uncached(tree: &Tree, args: &[&str]) -> Run {
 
 /// The cache's files, sorted.
 fn cache_files(tree: &Tree) -> Vec<PathBuf> {
-    let mut out: Vec<_> = fs::read_dir(tree.path(".lockgraph/soil"))
-        .map(|d| {
-            d.map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|e| e == "v1"))
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort();
-    out
+    tree.cache_files(".lockgraph/soil")
 }
 
 /// What changes when a file is replaced: a rewrite goes through a new inode.
@@ -65,15 +57,6 @@ fn shard_of_sum(tree: &Tree) -> PathBuf {
             bytes.windows(12).any(|w| w == b"csvstats/sum")
         })
         .expect("a shard holds csvstats/sum")
-}
-
-fn set_mtime(tree: &Tree, rel: &str, t: SystemTime) {
-    fs::File::options()
-        .write(true)
-        .open(tree.path(rel))
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
 }
 
 /// Overwrites `rel` in place (same inode) with `text`, which must have the same length.
@@ -245,11 +228,11 @@ fn a_same_stat_edit_with_a_racy_timestamp_is_reread() {
     // The spec's mtime is not older than the cache this run writes: git's "racily clean"
     // case, where size, mtime and inode cannot prove that a later edit did not happen.
     let stamp = SystemTime::now() + Duration::from_secs(3600);
-    set_mtime(&tree, SUM_TR, stamp);
+    tree.set_mtime(SUM_TR, stamp);
     let before = run(&tree, &["status", "--json"]);
     // Same size, same inode, same mtime, different bytes: only the racy rule catches it.
     overwrite_same_size(&tree, SUM_TR, &tree.read(SUM_TR).replace("Adds", "Sums"));
-    set_mtime(&tree, SUM_TR, stamp);
+    tree.set_mtime(SUM_TR, stamp);
     let after = run(&tree, &["status", "--json"]);
     assert_ne!(before.1, after.1, "the edit is seen");
     assert_eq!(after, uncached(&tree, &["status", "--json"]));
@@ -266,20 +249,20 @@ fn a_file_whose_stat_is_unchanged_and_older_than_the_cache_is_not_read_again() {
     // the stat changes. (No editor does this; git makes the same trade.)
     let tree = Tree::copy_of("soil");
     let old = SystemTime::now() - Duration::from_secs(3600);
-    set_mtime(&tree, SUM_LOCK, old);
+    tree.set_mtime(SUM_LOCK, old);
     let before = run(&tree, &["status"]);
     let edited = tree
         .read(SUM_LOCK)
         .replace("\"accepted\": true", "\"accepted\": tru_");
     overwrite_same_size(&tree, SUM_LOCK, &edited);
-    set_mtime(&tree, SUM_LOCK, old);
+    tree.set_mtime(SUM_LOCK, old);
     assert_eq!(run(&tree, &["status"]), before, "served from the cache");
     assert_eq!(
         uncached(&tree, &["status"]).0,
         Some(2),
         "the file itself is broken"
     );
-    set_mtime(&tree, SUM_LOCK, SystemTime::now() - Duration::from_secs(60));
+    tree.set_mtime(SUM_LOCK, SystemTime::now() - Duration::from_secs(60));
     assert_eq!(run(&tree, &["status"]).0, Some(2), "a new mtime is read");
 }
 

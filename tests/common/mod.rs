@@ -42,6 +42,30 @@ impl Tree {
         cmd
     }
 
+    /// Sets the modification time of the tree's file `rel` (to step around, or into, the
+    /// racy-timestamp rule of the caches).
+    pub fn set_mtime(&self, rel: &str, t: std::time::SystemTime) {
+        fs::File::options()
+            .write(true)
+            .open(self.path(rel))
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+
+    /// The cache files (`*.v1`) in the tree's directory `rel`, sorted; none if it is missing.
+    pub fn cache_files(&self, rel: &str) -> Vec<PathBuf> {
+        let mut out: Vec<_> = fs::read_dir(self.path(rel))
+            .map(|d| {
+                d.map(|e| e.unwrap().path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "v1"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.sort();
+        out
+    }
+
     /// `soil-lock` run from the tree's root (soil.toml discovered by walking up).
     pub fn soil_lock(&self) -> Command {
         let mut cmd = Command::cargo_bin("soil-lock").expect("binary built");
