@@ -492,10 +492,11 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     report::print_audit(ws, &summary, &audit, format);
     drop(print);
     let gate_failed = summary
+        .problems
         .review_status
         .as_ref()
         .is_some_and(|r| !r.is_clean());
-    let outcome = if summary.error_findings > 0 || summary.file_errors() > 0 || gate_failed {
+    let outcome = if summary.totals.error_findings > 0 || summary.file_errors() > 0 || gate_failed {
         Outcome::Failed
     } else {
         Outcome::Clean

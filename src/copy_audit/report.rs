@@ -13,17 +13,34 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 
-/// The JSON report, key for key the reference's contract.
+/// The JSON report, key for key the reference's contract: the totals, the findings, then
+/// what went wrong. The parts either side of the findings are their own structs so that
+/// the report can be written around findings rendered elsewhere ([`write_audit_json`]).
 #[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct AuditReport<'a> {
+    #[serde(flatten)]
+    pub totals: Totals<'a>,
+    pub findings: Findings<'a>,
+    #[serde(flatten)]
+    pub problems: Problems,
+}
+
+/// The keys of the JSON report before `findings`.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals<'a> {
     pub total_files: usize,
     pub total_findings: usize,
     pub error_findings: usize,
     pub warning_findings: usize,
     pub info_findings: usize,
     pub by_rule: BTreeMap<&'a str, usize>,
-    pub findings: Findings<'a>,
+}
+
+/// The keys of the JSON report after `findings`.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Problems {
     /// Files that could not be audited (binary, invalid UTF-8, unparsable JSON/YAML).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub file_errors: Vec<JsonFileError>,
@@ -151,20 +168,13 @@ impl Counts<'_> {
 
 impl<'a> AuditReport<'a> {
     pub fn new(audit: &'a Audit, review: Option<ReviewStatus>) -> Self {
-        let mut out = AuditReport {
-            total_files: audit.len(),
-            total_findings: 0,
-            error_findings: 0,
-            warning_findings: 0,
-            info_findings: 0,
-            by_rule: BTreeMap::new(),
-            findings: Findings(audit),
+        let mut problems = Problems {
             file_errors: Vec::new(),
             review_status: review,
         };
         for audited in audit.files() {
             if let Some(e) = &audited.report.error {
-                out.file_errors.push(JsonFileError {
+                problems.file_errors.push(JsonFileError {
                     file_path: audited.path.clone(),
                     line: e.line_col.map(|lc| lc.line),
                     column: e.line_col.map(|lc| lc.column),
@@ -185,18 +195,23 @@ impl<'a> AuditReport<'a> {
                 c
             })
             .reduce(Counts::default, Counts::merge);
-        [out.error_findings, out.warning_findings, out.info_findings] = [
-            counts.severity[Severity::Error as usize],
-            counts.severity[Severity::Warning as usize],
-            counts.severity[Severity::Info as usize],
-        ];
-        out.total_findings = counts.severity.iter().sum();
-        out.by_rule = counts.by_rule.into_iter().collect();
-        out
+        let totals = Totals {
+            total_files: audit.len(),
+            total_findings: counts.severity.iter().sum(),
+            error_findings: counts.severity[Severity::Error as usize],
+            warning_findings: counts.severity[Severity::Warning as usize],
+            info_findings: counts.severity[Severity::Info as usize],
+            by_rule: counts.by_rule.into_iter().collect(),
+        };
+        AuditReport {
+            totals,
+            findings: Findings(audit),
+            problems,
+        }
     }
 
     pub fn file_errors(&self) -> usize {
-        self.file_errors.len()
+        self.problems.file_errors.len()
     }
 }
 
@@ -228,35 +243,7 @@ fn write_audit_json(
     audit: &Audit,
     window_len: usize,
 ) -> std::io::Result<()> {
-    /// The keys before `findings`.
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Head<'a> {
-        total_files: usize,
-        total_findings: usize,
-        error_findings: usize,
-        warning_findings: usize,
-        info_findings: usize,
-        by_rule: &'a BTreeMap<&'a str, usize>,
-    }
-    /// The keys after it.
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Tail<'a> {
-        #[serde(skip_serializing_if = "<[_]>::is_empty")]
-        file_errors: &'a [JsonFileError],
-        #[serde(skip_serializing_if = "Option::is_none")]
-        review_status: Option<&'a ReviewStatus>,
-    }
-
-    let head = serde_json::to_vec_pretty(&Head {
-        total_files: summary.total_files,
-        total_findings: summary.total_findings,
-        error_findings: summary.error_findings,
-        warning_findings: summary.warning_findings,
-        info_findings: summary.info_findings,
-        by_rule: &summary.by_rule,
-    })?;
+    let head = serde_json::to_vec_pretty(&summary.totals)?;
     // `{ … }` without its closing line, then the findings array at depth one.
     out.write_all(head.strip_suffix(b"\n}").expect("a pretty object"))?;
     out.write_all(b",\n  \"findings\": [")?;
@@ -295,10 +282,7 @@ fn write_audit_json(
     }
     flush(&mut window)?;
     out.write_all(if first { b"]" } else { b"\n  ]" })?;
-    let tail = serde_json::to_vec_pretty(&Tail {
-        file_errors: &summary.file_errors,
-        review_status: summary.review_status.as_ref(),
-    })?;
+    let tail = serde_json::to_vec_pretty(&summary.problems)?;
     // `{}` or `{ … }`: its keys follow the findings.
     match tail.strip_prefix(b"{") {
         Some(b"}") => out.write_all(b"\n}")?,
@@ -426,7 +410,7 @@ fn print_github(audit: &AuditReport) {
             escape_data(f.message)
         );
     }
-    for e in &audit.file_errors {
+    for e in &audit.problems.file_errors {
         let _ = writeln!(
             out,
             "::error file={},line={}::{}",
@@ -511,25 +495,25 @@ fn render_finding(
 fn summary_text(audit: &AuditReport) -> String {
     let mut s = format!(
         "{} files, {} findings: {} errors, {} warnings, {} info",
-        audit.total_files,
-        audit.total_findings,
-        audit.error_findings,
-        audit.warning_findings,
-        audit.info_findings
+        audit.totals.total_files,
+        audit.totals.total_findings,
+        audit.totals.error_findings,
+        audit.totals.warning_findings,
+        audit.totals.info_findings
     );
-    if audit.error_findings > 0 || !audit.file_errors.is_empty() {
+    if audit.totals.error_findings > 0 || !audit.problems.file_errors.is_empty() {
         s.push_str("  ← BLOCKING");
     }
-    for (rule, n) in &audit.by_rule {
+    for (rule, n) in &audit.totals.by_rule {
         s.push_str(&format!("\n  {n:>5}  {rule}"));
     }
-    if !audit.file_errors.is_empty() {
+    if !audit.problems.file_errors.is_empty() {
         s.push_str(&format!(
             "\n{} files could not be audited",
-            audit.file_errors.len()
+            audit.problems.file_errors.len()
         ));
     }
-    if let Some(r) = &audit.review_status {
+    if let Some(r) = &audit.problems.review_status {
         if r.is_clean() {
             s.push_str("\nreview: every file in scope has a fresh, reviewed entry");
         } else {
