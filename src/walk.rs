@@ -81,6 +81,8 @@ struct Rules {
     exclude: Gitignore,
     /// The directory is a repository (`.git` or `.jj` in it).
     repository: bool,
+    /// It or a directory of its chain is: its rules and its parents' apply.
+    in_repository: bool,
 }
 
 impl Rules {
@@ -88,12 +90,11 @@ impl Rules {
     /// (an ignore or a negation), looking outwards no further than the innermost
     /// repository; rules count only if some directory of the chain is a repository.
     fn ignores(self: &Arc<Rules>, rel: &str, is_dir: bool) -> bool {
-        let chain = || std::iter::successors(Some(self), |r| r.parent.as_ref());
-        if !chain().any(|r| r.repository) {
+        if !self.in_repository {
             return false;
         }
         let (mut gitignore, mut exclude) = (Match::None, Match::None);
-        for r in chain() {
+        for r in std::iter::successors(Some(self), |r| r.parent.as_ref()) {
             if !(r.gitignore.is_empty() && r.exclude.is_empty()) {
                 let joined;
                 let path = match &r.above {
@@ -207,6 +208,7 @@ where
             None => Gitignore::empty(),
         };
         Ok(Arc::new(Rules {
+            in_repository: repository || parent.as_ref().is_some_and(|p| p.in_repository),
             parent,
             prefix: if rel.is_empty() { 0 } else { rel.len() + 1 },
             above: None,
@@ -226,7 +228,7 @@ fn outer_rules(root: &Path) -> io::Result<Option<Arc<Rules>>> {
     let Some(top) = above.iter().position(|dir| is_repository(dir)) else {
         return Ok(None);
     };
-    let mut rules = None;
+    let mut rules: Option<Arc<Rules>> = None;
     for dir in above[..=top].iter().rev() {
         // The way down to the root, as the walk's paths are written; a path that is not
         // UTF-8 cannot be matched against, so such a repository's rules are not applied.
@@ -247,13 +249,15 @@ fn outer_rules(root: &Path) -> io::Result<Option<Arc<Rules>>> {
             }
             _ => Gitignore::empty(),
         };
+        let repository = is_repository(dir);
         rules = Some(Arc::new(Rules {
+            in_repository: repository || rules.as_ref().is_some_and(|p| p.in_repository),
             parent: rules,
             prefix: 0,
             above: Some(down),
             gitignore,
             exclude,
-            repository: is_repository(dir),
+            repository,
         }));
     }
     Ok(rules)

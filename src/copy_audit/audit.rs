@@ -130,7 +130,6 @@ pub struct Audited {
 /// files that copy was a tenth of a warm run, most of it the kernel clearing fresh pages.
 pub struct Audit {
     chunks: Vec<Vec<Audited>>,
-    len: usize,
 }
 
 impl Audit {
@@ -140,19 +139,18 @@ impl Audit {
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.chunks.iter().map(Vec::len).sum()
     }
 
     /// An audit of `files` (in path order), chunked as the workers chunk them.
     #[cfg(test)]
     pub fn from_files(files: Vec<Audited>) -> Audit {
-        let len = files.len();
         let mut chunks = Vec::new();
         let mut files = files.into_iter().peekable();
         while files.peek().is_some() {
             chunks.push(files.by_ref().take(CHUNK).collect());
         }
-        Audit { chunks, len }
+        Audit { chunks }
     }
 
     /// The files in the chunks they were audited in, for work spread over cores.
@@ -285,7 +283,6 @@ pub fn audit(
     drop(join);
     let shared = caches.as_ref();
     let scan = crate::timings::phase("stat, read, audit");
-    let len = files.len();
     // Each worker moves its chunk's paths into the reports (a copy of each was a tenth of
     // a warm run's merge); the stats stay for the stat index.
     let chunks: Vec<(Vec<Audited>, Vec<Side>)> = files
@@ -355,7 +352,7 @@ pub fn audit(
     drop(scan);
     let _merge = crate::timings::phase("merge and save caches");
     let (chunks, sides): (Vec<_>, Vec<_>) = chunks.into_iter().unzip();
-    let mut audit = Audit { chunks, len };
+    let mut audit = Audit { chunks };
     let mut copies = Vec::new();
     if let Some(c) = caches.as_mut() {
         let each = audit.files().zip(sides.iter().flatten()).zip(&files);
