@@ -14,7 +14,7 @@
 
 use crate::copy::extract::{self, Format};
 use crate::copy::lockfile::{Entry, Kind, SpanIndex};
-use crate::copy::rules::{Hit, RuleSet, Severity};
+use crate::copy::rules::{Hit, RuleSet, Scans, Severity};
 pub use crate::copy::source::{FileError, Source};
 use crate::copy::view::View;
 use crate::hash::ContentHash;
@@ -264,8 +264,9 @@ fn find_hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<Vec<RawHit>> {
         let mut out = Vec::new();
         let mut buf = Vec::new();
         for (vi, view) in (first..).zip(views) {
+            let scans = Scans::new(view);
             for &(ri, rule) in &active {
-                rule.check(view, &mut buf);
+                rule.check_in(&scans, &mut buf);
                 out.extend(buf.drain(..).map(|hit| RawHit {
                     rule: ri,
                     view: vi,

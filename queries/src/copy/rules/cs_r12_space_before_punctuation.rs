@@ -10,9 +10,9 @@
 //! after a code span is not judged; and a no-break space before the mark is left alone.
 //! Reported at the first space.
 
-use super::en_r7_space_before_punctuation::{for_each_space_before, space_hit};
+use super::en_r7_space_before_punctuation::space_hit;
 use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Severity};
+use super::{Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -50,9 +50,13 @@ impl Rule for SpaceBeforePunctuation {
     }
 
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        for_each_space_before(&view.text, |spaces, mark| {
-            out.push(space_hit(spaces, mark));
-        });
+        self.check_in(&Scans::new(view), out);
+    }
+
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        for (spaces, mark) in scans.spaces_before() {
+            out.push(space_hit(spaces.clone(), *mark));
+        }
     }
 }
 

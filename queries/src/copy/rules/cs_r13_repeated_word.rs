@@ -11,9 +11,8 @@
 //! copies that both start with a capital are a name (`Bora Bora`), and words with digits
 //! are not words.
 
-use super::repeat::{for_each_repeat, repeat_hit};
 use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Severity};
+use super::{Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 
 const ALLOWED: &[&str] = &["se", "si", "to", "je", "už", "tak"];
@@ -57,9 +56,16 @@ impl Rule for RepeatedWord {
     }
 
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        for_each_repeat(&view.text, 2, ALLOWED, |gap_start, word| {
-            out.push(repeat_hit(&view.text, gap_start, word));
-        });
+        self.check_in(&Scans::new(view), out);
+    }
+
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        let text = &scans.view().text;
+        for repeat in scans.repeats() {
+            if repeat.admitted(text, 2, ALLOWED) {
+                out.push(repeat.hit(text));
+            }
+        }
     }
 }
 

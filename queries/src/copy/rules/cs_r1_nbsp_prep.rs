@@ -15,7 +15,7 @@
 //! digit after the preposition and a preposition at the end of a source line.
 
 use super::scan::{ByteSet, MetaSource, NBSP, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -63,7 +63,16 @@ impl Rule for NbspPrep {
     }
 
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        for_each_standalone(&view.text, &PREPOSITIONS, |letter, space| {
+        self.check_in(&Scans::new(view), out);
+    }
+
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        let view = scans.view();
+        for (letter, space) in scans.standalone() {
+            let (letter, space) = (*letter, space.clone());
+            if !PREPOSITIONS.0[view.text.as_bytes()[letter] as usize] {
+                continue;
+            }
             let c = &view.text[letter..letter + 1];
             let message = if view.text[space.clone()].contains('\n') {
                 format!(
@@ -77,7 +86,7 @@ impl Rule for NbspPrep {
                 )
             };
             out.push(nbsp_hit(letter, space, message));
-        });
+        }
     }
 }
 
@@ -100,7 +109,7 @@ fn opens(c: char) -> bool {
     c.is_whitespace() || matches!(c, '(' | '[' | '„' | '"' | '\'' | '«' | '»' | '‚')
 }
 
-const PREPOSITIONS: ByteSet = ByteSet::new(b"ksvzouKSVZOU");
+pub(super) const PREPOSITIONS: ByteSet = ByteSet::new(b"ksvzouKSVZOU");
 
 /// Calls `f(letter, space)` for every one of `letters` (ASCII) that stands alone and is
 /// followed by one breakable space (` `, `\n` or `\r\n`) and then a letter or digit.

@@ -13,13 +13,12 @@
 //! article `a` and pronoun `I` look exactly like these conjunctions, and many Czech
 //! publishers only require the no-break space after prepositions.
 
-use super::cs_r1_nbsp_prep::{for_each_standalone, nbsp_hit};
-use super::scan::ByteSet;
-
-const CONJUNCTIONS: ByteSet = ByteSet::new(b"aiAI");
-use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Severity};
+use super::cs_r1_nbsp_prep::nbsp_hit;
+use super::scan::{ByteSet, MetaSource};
+use super::{Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
+
+pub(super) const CONJUNCTIONS: ByteSet = ByteSet::new(b"aiAI");
 
 #[derive(Debug)]
 pub struct NbspConjunction {
@@ -64,17 +63,26 @@ impl Rule for NbspConjunction {
     }
 
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        for_each_standalone(&view.text, &CONJUNCTIONS, |letter, space| {
+        self.check_in(&Scans::new(view), out);
+    }
+
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        let view = scans.view();
+        for (letter, space) in scans.standalone() {
+            let letter = *letter;
+            if !CONJUNCTIONS.0[view.text.as_bytes()[letter] as usize] {
+                continue;
+            }
             let c = &view.text[letter..letter + 1];
             out.push(nbsp_hit(
                 letter,
-                space,
+                space.clone(),
                 format!(
                     "one-letter conjunction “{c}” followed by a breakable space: use a \
                      no-break space so it cannot end a line"
                 ),
             ));
-        });
+        }
     }
 }
 

@@ -18,7 +18,7 @@
 //! - a no-break space before the mark is left alone: it was typed on purpose.
 
 use super::scan::{ByteSet, MetaSource, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -60,9 +60,13 @@ impl Rule for SpaceBeforePunctuation {
     }
 
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        for_each_space_before(&view.text, |spaces, mark| {
-            out.push(space_hit(spaces, mark));
-        });
+        self.check_in(&Scans::new(view), out);
+    }
+
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        for (spaces, mark) in scans.spaces_before() {
+            out.push(space_hit(spaces.clone(), *mark));
+        }
     }
 }
 

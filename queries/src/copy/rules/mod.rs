@@ -18,6 +18,7 @@ mod repeat;
 mod scan;
 mod self_test;
 mod set;
+mod shared;
 
 pub mod cs_r10_tj_abbreviation;
 pub mod cs_r11_multiplication_sign;
@@ -46,6 +47,7 @@ pub use catalogue::catalogue_markdown;
 pub use custom::CustomRuleSpec;
 pub use self_test::{SelfTestFailure, apply_edits, example_view, self_test};
 pub use set::{RuleConfigError, RuleSet};
+pub use shared::Scans;
 
 use crate::copy::view::View;
 use std::fmt;
@@ -132,6 +134,12 @@ pub trait Rule: Send + Sync + fmt::Debug {
     fn meta(&self) -> &RuleMeta;
     /// Appends every hit in `view` to `out`, in view order.
     fn check(&self, view: &View, out: &mut Vec<Hit>);
+
+    /// [`check`](Rule::check) for a view whose rules share `scans`: what the engine calls.
+    /// A rule whose work is one of the [shared scans](Scans) takes it from there.
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        self.check(scans.view(), out);
+    }
 }
 
 #[cfg(test)]

@@ -40,8 +40,45 @@ static CLASS: [u8; 256] = {
 #[derive(Clone, Debug)]
 struct Word {
     range: Range<usize>,
-    /// Letters only and at least `min_chars` of them: a word that may repeat.
+    /// Letters only (no digit): a word that may repeat.
     candidate: bool,
+}
+
+/// A word that repeats the word before it across a gap, before any rule's word list or
+/// minimum length is applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Repeat {
+    /// The first copy; the gap runs from its end to the second copy.
+    pub first: Range<usize>,
+    /// The second copy, where the rules report.
+    pub second: Range<usize>,
+}
+
+impl Repeat {
+    /// Whether a rule that ignores words shorter than `min_chars` characters and the
+    /// (lowercase) words in `allowed` reports this repeat.
+    pub fn admitted(&self, text: &str, min_chars: usize, allowed: &[&str]) -> bool {
+        let (first, second) = (&text[self.first.clone()], &text[self.second.clone()]);
+        if first.chars().count() < min_chars || second.chars().count() < min_chars {
+            return false;
+        }
+        let word: String = first.chars().flat_map(char::to_lowercase).collect();
+        !allowed.contains(&word.as_str())
+    }
+
+    /// The hit both rules report: at the second copy, fixed by removing it and the gap
+    /// before it.
+    pub fn hit(&self, text: &str) -> Hit {
+        Hit {
+            range: self.second.clone(),
+            message: format!("repeated word “{}”", &text[self.second.clone()]),
+            fix: Some(Edit {
+                range: self.first.end..self.second.end,
+                replacement: String::new(),
+            }),
+            anchor: None,
+        }
+    }
 }
 
 /// The gap at `at`, if one starts there: its end.
@@ -59,11 +96,10 @@ fn gap_end(bytes: &[u8], mut at: usize) -> usize {
 
 /// The word starting at `start` (possibly empty when no letter or digit is there).
 #[inline]
-fn word_from(text: &str, start: usize, min_chars: usize) -> Word {
+fn word_from(text: &str, start: usize) -> Word {
     let bytes = text.as_bytes();
     let mut i = start;
     let mut letters_only = true;
-    let mut chars = 0;
     while i < bytes.len() {
         match CLASS[bytes[i] as usize] {
             LETTER => i += 1,
@@ -77,19 +113,14 @@ fn word_from(text: &str, start: usize, min_chars: usize) -> Word {
                     break;
                 }
                 letters_only &= is_letter(c);
-                // Count the ASCII run before this character now, the character itself
-                // below; the run after it is counted at the end.
-                chars += 1;
                 i += len;
-                continue;
             }
             _ => break,
         }
-        chars += 1;
     }
     Word {
         range: start..i,
-        candidate: letters_only && chars >= min_chars && i > start,
+        candidate: letters_only && i > start,
     }
 }
 
@@ -107,27 +138,21 @@ fn decode(text: &str, i: usize) -> (char, usize) {
     }
 }
 
-/// The word ending at `end`, no further back than `floor`.
-fn word_before(text: &str, floor: usize, end: usize, min_chars: usize) -> Word {
+/// The word ending at `end`.
+fn word_before(text: &str, end: usize) -> Word {
     let mut start = end;
-    for (at, c) in text[floor..end].char_indices().rev() {
+    for (at, c) in text[..end].char_indices().rev() {
         if !is_alnum(c) {
             break;
         }
-        start = floor + at;
+        start = at;
     }
-    word_from(text, start, min_chars)
+    word_from(text, start)
 }
 
-/// Calls `f(gap_start, second)` for every word (at least `min_chars` letters) that
-/// repeats the word before it across a gap; `gap_start` is where the first copy ends.
-/// Words whose lowercase form is in `allowed` never fire.
-pub(super) fn for_each_repeat(
-    text: &str,
-    min_chars: usize,
-    allowed: &[&str],
-    mut f: impl FnMut(usize, Range<usize>),
-) {
+/// Calls `f` for every word of letters that repeats the word before it across a gap, in
+/// text order.
+pub(super) fn for_each_repeat(text: &str, mut f: impl FnMut(Repeat)) {
     let bytes = text.as_bytes();
     // The word that starts right after the previous gap, and where scanning resumes.
     let mut after: Option<Word> = None;
@@ -145,20 +170,17 @@ pub(super) fn for_each_repeat(
         if gap_start == 0 || end == bytes.len() {
             continue;
         }
-        let next = word_from(text, end, min_chars);
+        let next = word_from(text, end);
         if next.candidate {
             let first = match after.take() {
                 Some(w) if w.range.end == gap_start => w,
-                _ => word_before(text, 0, gap_start, min_chars),
+                _ => word_before(text, gap_start),
             };
-            if first.candidate
-                && repeats(
-                    &text[first.range.clone()],
-                    &text[next.range.clone()],
-                    allowed,
-                )
-            {
-                f(gap_start, next.range.clone());
+            if first.candidate && same_word(&text[first.range.clone()], &text[next.range.clone()]) {
+                f(Repeat {
+                    first: first.range,
+                    second: next.range.clone(),
+                });
             }
         }
         // Resume after the word: none of its bytes is a gap.
@@ -167,21 +189,9 @@ pub(super) fn for_each_repeat(
     }
 }
 
-/// The hit both rules report: at the second copy, fixed by removing it and the gap
-/// before it.
-pub(super) fn repeat_hit(text: &str, gap_start: usize, word: Range<usize>) -> Hit {
-    Hit {
-        range: word.clone(),
-        message: format!("repeated word “{}”", &text[word.clone()]),
-        fix: Some(Edit {
-            range: gap_start..word.end,
-            replacement: String::new(),
-        }),
-        anchor: None,
-    }
-}
-
-fn repeats(first: &str, second: &str, allowed: &[&str]) -> bool {
+/// Whether two words are the same word: equal ignoring case, and not both capitalised
+/// (`Bora Bora` is a name).
+fn same_word(first: &str, second: &str) -> bool {
     fn lower(s: &str) -> impl Iterator<Item = char> + '_ {
         s.chars().flat_map(char::to_lowercase)
     }
@@ -207,10 +217,8 @@ fn repeats(first: &str, second: &str, allowed: &[&str]) -> bool {
     } else if !lower(first).eq(lower(second)) {
         return false;
     }
-    let word: String = lower(first).collect();
     let capital = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
-    let name = capital(first) && capital(second);
-    !name && !allowed.contains(&word.as_str())
+    !(capital(first) && capital(second))
 }
 
 #[cfg(test)]
@@ -241,14 +249,25 @@ mod tests {
             .windows(2)
             .filter(|w| w[0].1 && w[1].1)
             .filter(|w| text[w[0].0.end..w[1].0.start].chars().all(gap))
-            .filter(|w| repeats(&text[w[0].0.clone()], &text[w[1].0.clone()], allowed))
+            .filter(|w| same_word(&text[w[0].0.clone()], &text[w[1].0.clone()]))
+            .filter(|w| {
+                let lower: String = text[w[0].0.clone()]
+                    .chars()
+                    .flat_map(char::to_lowercase)
+                    .collect();
+                !allowed.contains(&lower.as_str())
+            })
             .map(|w| (w[0].0.end, w[1].0.clone()))
             .collect()
     }
 
     fn fast(text: &str, min_chars: usize, allowed: &[&str]) -> Vec<(usize, Range<usize>)> {
         let mut out = Vec::new();
-        for_each_repeat(text, min_chars, allowed, |g, w| out.push((g, w)));
+        for_each_repeat(text, |r| {
+            if r.admitted(text, min_chars, allowed) {
+                out.push((r.first.end, r.second));
+            }
+        });
         out
     }
 

@@ -54,6 +54,17 @@ impl ByteSet {
         }
         ByteSet(table)
     }
+
+    /// The bytes in either set.
+    pub(crate) const fn union(&self, other: &ByteSet) -> ByteSet {
+        let mut table = self.0;
+        let mut i = 0;
+        while i < 256 {
+            table[i] |= other.0[i];
+            i += 1;
+        }
+        ByteSet(table)
+    }
 }
 
 pub(crate) fn prev_char(text: &str, at: usize) -> Option<char> {
