@@ -153,6 +153,14 @@ fn word_before(text: &str, end: usize) -> Word {
 /// Calls `f` for every word of letters that repeats the word before it across a gap, in
 /// text order.
 pub(super) fn for_each_repeat(text: &str, mut f: impl FnMut(Repeat)) {
+    if !masks::for_each_repeat(text, &mut f) {
+        for_each_repeat_by_char(text, f);
+    }
+}
+
+/// [`for_each_repeat`] a character at a time: for any text, where the masks cannot say
+/// which characters are letters.
+fn for_each_repeat_by_char(text: &str, mut f: impl FnMut(Repeat)) {
     let bytes = text.as_bytes();
     // The word that starts right after the previous gap, and where scanning resumes.
     let mut after: Option<Word> = None;
@@ -188,6 +196,8 @@ pub(super) fn for_each_repeat(text: &str, mut f: impl FnMut(Repeat)) {
         after = Some(next);
     }
 }
+
+mod masks;
 
 /// Whether two words are the same word: equal ignoring case, and not both capitalised
 /// (`Bora Bora` is a name).
@@ -286,6 +296,67 @@ mod tests {
             let text: String = picks.iter().map(|&i| PIECES[i]).collect();
             let allowed = ["se"];
             prop_assert_eq!(fast(&text, min_chars, &allowed), reference(&text, min_chars, &allowed));
+        }
+    }
+
+    /// Pieces of text whose every character the masks classify.
+    const CLASSIFIED: &[&str] = &[
+        "the", "The", "a", "A", "se", "že", "Že", "ŽE", "čas", "ČAS", "x2", "10", " ", "  ", "\t",
+        "\n", "\u{a0}", "\u{a0} ", ",", ".", "-", "–", "„", "“", "…", "\u{2028}", "×", "÷", "ß",
+        "İ", "ǅ", "ǆ", "ȿ", "\r", "\u{fffc}",
+    ];
+
+    proptest! {
+        #[test]
+        fn masks_agree_with_the_definition(
+            picks in proptest::collection::vec(0..CLASSIFIED.len(), 0..200),
+            min_chars in 1usize..3,
+        ) {
+            let text: String = picks.iter().map(|&i| CLASSIFIED[i]).collect();
+            let mut on_masks = Vec::new();
+            prop_assert!(masks::for_each_repeat(&text, &mut |r| on_masks.push(r)));
+            let mut by_char = Vec::new();
+            for_each_repeat_by_char(&text, |r| by_char.push(r));
+            prop_assert_eq!(&on_masks, &by_char);
+            let allowed = ["se"];
+            prop_assert_eq!(fast(&text, min_chars, &allowed), reference(&text, min_chars, &allowed));
+        }
+    }
+
+    proptest! {
+        /// The SIMD classes are the byte-at-a-time classes, on any text.
+        #[cfg(target_arch = "x86_64")]
+        #[test]
+        fn sse2_classes_are_the_byte_classes(
+            picks in proptest::collection::vec(0..CLASSIFIED.len() + PIECES.len(), 0..300),
+        ) {
+            let text: String = picks
+                .iter()
+                .map(|&i| CLASSIFIED.get(i).unwrap_or_else(|| &PIECES[i - CLASSIFIED.len()]))
+                .copied()
+                .collect();
+            let words = text.len().div_ceil(64);
+            let run = |f: masks::Classify| {
+                let (mut w, mut d, mut g) = (vec![0; words], vec![0; words], vec![0; words]);
+                let known = f(text.as_bytes(), &mut w, &mut d, &mut g);
+                (known, known.then_some((w, d, g)))
+            };
+            prop_assert_eq!(run(masks::sse2::classify), run(masks::classify_by_byte));
+        }
+    }
+
+    #[test]
+    fn unclassified_characters_leave_the_masks() {
+        for text in [
+            "«the the»",
+            "20° the the",
+            "日本 the the",
+            "i̇ the the",
+            "€ the the",
+            "\u{ffbc} the the",
+        ] {
+            assert!(!masks::for_each_repeat(text, &mut |_| ()), "{text}");
+            assert_eq!(fast(text, 1, &[]).len(), 1, "{text}");
         }
     }
 

@@ -1,0 +1,325 @@
+//! The repeat scan on bit masks. Most views are Czech or English prose, and each of
+//! their characters is classified by its first byte and at most the two after it. The
+//! character scan branched at every word edge and every accented letter, unpredictably,
+//! and those branches were most of its time. Here a first pass classifies sixteen bytes at
+//! a time into 64-bit masks (word bytes, digits, gap bytes) without a branch, and a second
+//! walks from word to word with bit operations: the branches left are taken once per word
+//! and almost always the same way. A view with a character the masks do not classify
+//! (`«`, `°`, a CJK letter) is left to the character scan, which is the definition.
+
+use super::{Repeat, same_word};
+
+/// A way to fill the masks: [`classify_by_byte`] and its SIMD twin.
+#[cfg(test)]
+pub(super) type Classify = fn(&[u8], &mut [u64], &mut [u64], &mut [u64]) -> bool;
+
+/// Byte of a letter or digit.
+const WORD: u8 = 1;
+/// Byte of a digit (with [`WORD`]): the word cannot repeat.
+const DIGIT: u8 = 2;
+/// Byte of a gap: space, tab, line feed, no-break space.
+const GAP: u8 = 4;
+/// A character these tables do not classify: the caller scans by character.
+const UNSURE: u8 = 8;
+/// A continuation byte: the class of its character's first byte.
+const CONT: u8 = 16;
+/// `0xC2`, `0xE2` and `0xEF`: decided by the bytes after it.
+const NEXT: u8 = 32;
+
+static CLASS: [u8; 256] = {
+    let mut t = [UNSURE; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b as u8 {
+            b'a'..=b'z' | b'A'..=b'Z' => WORD,
+            b'0'..=b'9' => WORD | DIGIT,
+            b' ' | b'\t' | b'\n' => GAP,
+            0x00..=0x7F => 0,
+            0x80..=0xBF => CONT,
+            // Latin-1 letters (`×` and `÷` are set apart below) and Latin Extended-A
+            // and most of -B: every Czech letter.
+            0xC3..=0xC8 => WORD,
+            0xC2 | 0xE2 | 0xEF => NEXT,
+            _ => UNSURE,
+        };
+        b += 1;
+    }
+    t
+};
+
+/// Classes of the byte `b`, followed by `next` and `next2`, where the byte before had
+/// `previous`.
+#[inline(always)]
+fn class(b: u8, next: u8, next2: u8, previous: u8) -> u8 {
+    let c = CLASS[b as usize];
+    // `C2 A0` is a no-break space; other `C2` characters (`«`, `°`, `²`) are left to
+    // the character scan. `E2 80 ..` is general punctuation (dashes, quotes, `…`, the
+    // line separator), never part of a word; `EF BF BC` is the object replacement
+    // character the extractors put for inline code and links.
+    let by_next = match b {
+        0xC2 => {
+            if next == 0xA0 {
+                GAP
+            } else {
+                UNSURE
+            }
+        }
+        0xE2 => {
+            if next == 0x80 {
+                0
+            } else {
+                UNSURE
+            }
+        }
+        _ => {
+            if next == 0xBF && next2 == 0xBC {
+                0
+            } else {
+                UNSURE
+            }
+        }
+    };
+    let c = if c == NEXT { by_next } else { c };
+    // `×` (`C3 97`) and `÷` (`C3 B7`) are the Latin-1 block's two non-letters.
+    let c = if b == 0xC3 && (next == 0x97 || next == 0xB7) {
+        0
+    } else {
+        c
+    };
+    if c == CONT { previous } else { c }
+}
+
+/// The text's masks (bit `i % 64` of word `i / 64` for byte `i`) into `word`, `digit`
+/// and `gap`; false if a character is not classified.
+fn classify(bytes: &[u8], word: &mut [u64], digit: &mut [u64], gap: &mut [u64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return sse2::classify(bytes, word, digit, gap);
+    #[cfg(not(target_arch = "x86_64"))]
+    return classify_by_byte(bytes, word, digit, gap);
+}
+
+/// [`classify`] a byte at a time: the definition, and the code on other machines.
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+pub(super) fn classify_by_byte(
+    bytes: &[u8],
+    word: &mut [u64],
+    digit: &mut [u64],
+    gap: &mut [u64],
+) -> bool {
+    let mut previous = 0u8;
+    let mut unsure = 0u8;
+    for (k, chunk) in bytes.chunks(64).enumerate() {
+        let (mut w, mut d, mut g) = (0u64, 0u64, 0u64);
+        let base = k * 64;
+        for (j, &b) in chunk.iter().enumerate() {
+            let next = bytes.get(base + j + 1).copied().unwrap_or(0);
+            let next2 = bytes.get(base + j + 2).copied().unwrap_or(0);
+            let c = class(b, next, next2, previous);
+            previous = c;
+            unsure |= c;
+            w |= u64::from(c & WORD) << j;
+            d |= u64::from((c & DIGIT) >> 1) << j;
+            g |= u64::from((c & GAP) >> 2) << j;
+        }
+        word[k] = w;
+        digit[k] = d;
+        gap[k] = g;
+    }
+    unsure & UNSURE == 0
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(super) mod sse2 {
+    //! [`classify`](super::classify) sixteen bytes at a time with SSE2, which every x86-64
+    //! has: the same classes as [`class`](super::class), from comparisons of each byte and
+    //! the two after it. Every intrinsic here needs only SSE2, so each `unsafe` block below
+    //! rests on that alone (and, for loads, on the bounds noted).
+
+    use std::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8,
+        _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+
+    /// The bytes of `buf` at `at..at + 16`.
+    #[inline(always)]
+    fn load(buf: &[u8; 80], at: usize) -> __m128i {
+        assert!(at + 16 <= buf.len());
+        // SAFETY: SSE2; the assertion keeps the sixteen bytes inside `buf`, and an
+        // unaligned load has no alignment requirement.
+        unsafe { _mm_loadu_si128(buf.as_ptr().add(at).cast()) }
+    }
+
+    #[inline(always)]
+    fn eq(v: __m128i, b: u8) -> __m128i {
+        // SAFETY: SSE2.
+        unsafe { _mm_cmpeq_epi8(v, splat(b)) }
+    }
+
+    /// Bytes in `lo..=hi`, both on the same side of `0x80` (the comparisons are
+    /// signed).
+    #[inline(always)]
+    fn within(v: __m128i, lo: u8, hi: u8) -> __m128i {
+        // SAFETY: SSE2.
+        unsafe {
+            let above = _mm_cmpgt_epi8(v, splat(lo.wrapping_sub(1)));
+            let below = _mm_cmplt_epi8(v, splat(hi.wrapping_add(1)));
+            _mm_and_si128(above, below)
+        }
+    }
+
+    #[inline(always)]
+    fn or(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2.
+        unsafe { _mm_or_si128(a, b) }
+    }
+
+    #[inline(always)]
+    fn and(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2.
+        unsafe { _mm_and_si128(a, b) }
+    }
+
+    /// `b` without `a`.
+    #[inline(always)]
+    fn and_not(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2.
+        unsafe { _mm_andnot_si128(a, b) }
+    }
+
+    /// `b` in every byte.
+    #[inline(always)]
+    fn splat(b: u8) -> __m128i {
+        // SAFETY: SSE2.
+        unsafe { _mm_set1_epi8(b as i8) }
+    }
+
+    /// One bit per byte: its top bit.
+    #[inline(always)]
+    fn bits(v: __m128i) -> u64 {
+        // SAFETY: SSE2.
+        u64::from(unsafe { _mm_movemask_epi8(v) } as u16)
+    }
+
+    pub(in super::super) fn classify(
+        bytes: &[u8],
+        word: &mut [u64],
+        digit: &mut [u64],
+        gap: &mut [u64],
+    ) -> bool {
+        let mut unsure = 0u64;
+        // The second byte of a character whose first byte ended the previous chunk.
+        let (mut word_carry, mut gap_carry) = (0u64, 0u64);
+        let mut buf = [0u8; 80];
+        for (k, chunk) in bytes.chunks(64).enumerate() {
+            let tail = &bytes[k * 64..(k * 64 + 66).min(bytes.len())];
+            buf[..tail.len()].copy_from_slice(tail);
+            buf[tail.len()..].fill(0);
+            let (mut letter, mut dig, mut space, mut lead, mut nbsp, mut other) =
+                (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
+            for q in 0..4 {
+                let (v, v1, v2) = (
+                    load(&buf, 16 * q),
+                    load(&buf, 16 * q + 1),
+                    load(&buf, 16 * q + 2),
+                );
+                let ascii_letter = within(or(v, splat(0x20)), b'a', b'z');
+                let d = within(v, b'0', b'9');
+                let s = or(or(eq(v, b' '), eq(v, b'\t')), eq(v, b'\n'));
+                // Latin letters: first bytes C3 to C8, except `×` and `÷`.
+                let not_letter = and(eq(v, 0xC3), or(eq(v1, 0x97), eq(v1, 0xB7)));
+                let latin = and_not(not_letter, within(v, 0xC3, 0xC8));
+                let no_break = and(eq(v, 0xC2), eq(v1, 0xA0));
+                let punctuation = and(eq(v, 0xE2), eq(v1, 0x80));
+                let object = and(and(eq(v, 0xEF), eq(v1, 0xBF)), eq(v2, 0xBC));
+                let known = or(or(within(v, 0xC3, 0xC8), no_break), or(punctuation, object));
+                let first = within(v, 0xC0, 0xFF);
+                let shift = 16 * q;
+                letter |= bits(or(ascii_letter, d)) << shift;
+                dig |= bits(d) << shift;
+                space |= bits(s) << shift;
+                lead |= bits(latin) << shift;
+                nbsp |= bits(no_break) << shift;
+                other |= bits(and_not(known, first)) << shift;
+            }
+            let valid = if chunk.len() == 64 {
+                !0
+            } else {
+                (1u64 << chunk.len()) - 1
+            };
+            word[k] = (letter | lead | (lead << 1) | word_carry) & valid;
+            gap[k] = (space | nbsp | (nbsp << 1) | gap_carry) & valid;
+            digit[k] = dig & valid;
+            unsure |= other & valid;
+            word_carry = lead >> 63;
+            gap_carry = nbsp >> 63;
+        }
+        unsure == 0
+    }
+}
+
+/// The first position at or after `from` whose bit is `bit`, or `len` if none.
+#[inline]
+fn next_bit(mask: &[u64], from: usize, len: usize, bit: bool) -> usize {
+    let flip = if bit { 0 } else { !0u64 };
+    let mut k = from / 64;
+    if k >= mask.len() {
+        return len;
+    }
+    let mut m = (mask[k] ^ flip) & (!0u64 << (from % 64));
+    loop {
+        if m != 0 {
+            return (k * 64 + m.trailing_zeros() as usize).min(len);
+        }
+        k += 1;
+        if k == mask.len() {
+            return len;
+        }
+        m = mask[k] ^ flip;
+    }
+}
+
+/// [`super::for_each_repeat`] on masks; false, having called nothing, if the text has
+/// a character the masks do not classify.
+pub(super) fn for_each_repeat(text: &str, f: &mut impl FnMut(Repeat)) -> bool {
+    const ON_STACK: usize = 16;
+    let bytes = text.as_bytes();
+    let words = bytes.len().div_ceil(64);
+    let mut stack = [0u64; 3 * ON_STACK];
+    let mut heap = Vec::new();
+    let all: &mut [u64] = if words <= ON_STACK {
+        &mut stack[..3 * words]
+    } else {
+        heap.resize(3 * words, 0);
+        &mut heap
+    };
+    let (word, rest) = all.split_at_mut(words);
+    let (digit, gap) = rest.split_at_mut(words);
+    if !classify(bytes, word, digit, gap) {
+        return false;
+    }
+    let len = bytes.len();
+    // The previous word and whether it is letters only.
+    let mut previous: Option<(usize, usize, bool)> = None;
+    let mut at = 0;
+    loop {
+        let start = next_bit(word, at, len, true);
+        if start == len {
+            return true;
+        }
+        let end = next_bit(word, start, len, false);
+        let letters = next_bit(digit, start, len, true) >= end;
+        if let Some((p_start, p_end, p_letters)) = previous
+            && p_letters
+            && letters
+            && next_bit(gap, p_end, len, false) == start
+            && same_word(&text[p_start..p_end], &text[start..end])
+        {
+            f(Repeat {
+                first: p_start..p_end,
+                second: start..end,
+            });
+        }
+        previous = Some((start, end, letters));
+        at = end;
+    }
+}
