@@ -48,10 +48,14 @@ impl Rule for TjAbbreviation {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
         let bytes = text.as_bytes();
-        for t in memchr::memchr2_iter(b't', b'T', bytes) {
-            if bytes.get(t + 1) != Some(&b'.') {
+        // A full stop is rarer than a `t` in prose: find those and look one byte back.
+        for dot in memchr::memchr_iter(b'.', bytes) {
+            let Some(t) = dot
+                .checked_sub(1)
+                .filter(|&t| matches!(bytes[t], b't' | b'T'))
+            else {
                 continue;
-            }
+            };
             if prev_char(text, t).is_some_and(|c| super::scan::is_alnum(c) || c == '.') {
                 continue;
             }

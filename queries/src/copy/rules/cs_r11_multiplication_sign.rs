@@ -11,7 +11,7 @@
 //! ("three times") needs no sign and does not fire.
 
 use super::scan::{MetaSource, NBSP, digits_after, digits_before, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -88,6 +88,13 @@ impl Rule for MultiplicationSign {
                 }),
                 anchor: None,
             });
+        }
+    }
+
+    /// Nothing without a digit: skips the scan on most views.
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        if scans.has_digit() {
+            self.check(scans.view(), out);
         }
     }
 }

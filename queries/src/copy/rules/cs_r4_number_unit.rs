@@ -14,7 +14,7 @@
 //! rule, like the reference implementation, fires on both.
 
 use super::scan::{MetaSource, NBSP, next_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 
 /// Longest first where one unit is a prefix of another (`MBit` before `MB`).
@@ -98,6 +98,13 @@ impl Rule for NumberUnit {
                 }),
                 anchor: None,
             });
+        }
+    }
+
+    /// Nothing without a digit: skips the scan on most views.
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        if scans.has_digit() {
+            self.check(scans.view(), out);
         }
     }
 }

@@ -23,7 +23,7 @@
 //! a noun an ordinary one, and which one is meant is the author's call.
 
 use super::scan::{MetaSource, OBJECT, prev_char};
-use super::{Hit, Rule, RuleMeta, Severity};
+use super::{Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -123,6 +123,13 @@ impl Rule for OrdinalSpace {
                     anchor: None,
                 });
             }
+        }
+    }
+
+    /// Nothing without a digit: skips the scan on most views.
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        if scans.has_digit() {
+            self.check(scans.view(), out);
         }
     }
 }

@@ -12,7 +12,7 @@
 //! Reported at the first digit of the day.
 
 use super::scan::{MetaSource, NBSP, copyable, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -82,6 +82,13 @@ impl Rule for DateSpacing {
                 fix,
                 anchor: None,
             });
+        }
+    }
+
+    /// Nothing without a digit: skips the scan on most views.
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        if scans.has_digit() {
+            self.check(scans.view(), out);
         }
     }
 }

@@ -12,7 +12,7 @@
 
 use super::cs_r6_dash::{en_dash_hit, is_numeric_range};
 use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Severity};
+use super::{Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -60,6 +60,13 @@ impl Rule for NumericRange {
                     "hyphen in a numeric range: use an en dash “–” (10–20)",
                 ));
             }
+        }
+    }
+
+    /// Nothing without a digit: skips the scan on most views.
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        if scans.has_digit() {
+            self.check(scans.view(), out);
         }
     }
 }
