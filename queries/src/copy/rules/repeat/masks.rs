@@ -298,6 +298,7 @@ pub(super) fn for_each_repeat(text: &str, f: &mut impl FnMut(Repeat)) -> bool {
         return false;
     }
     let len = bytes.len();
+    let digits = digit.iter().any(|&d| d != 0);
     // The previous word and whether it is letters only.
     let mut previous: Option<(usize, usize, bool)> = None;
     let mut at = 0;
@@ -307,8 +308,13 @@ pub(super) fn for_each_repeat(text: &str, f: &mut impl FnMut(Repeat)) -> bool {
             return true;
         }
         let end = next_bit(word, start, len, false);
-        let letters = next_bit(digit, start, len, true) >= end;
-        if let Some((p_start, p_end, p_letters)) = previous
+        let letters = !digits || next_bit(digit, start, len, true) >= end;
+        // Two words of letters whose first bytes are ASCII and differ in more than case
+        // are different words: the test almost every pair ends at.
+        let (a, b) = (bytes[start], previous.map_or(0, |(p, _, _)| bytes[p]));
+        let may_match = (a | 0x20) == (b | 0x20) || a >= 0x80 || b >= 0x80;
+        if may_match
+            && let Some((p_start, p_end, p_letters)) = previous
             && p_letters
             && letters
             && next_bit(gap, p_end, len, false) == start
