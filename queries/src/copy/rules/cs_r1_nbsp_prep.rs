@@ -15,6 +15,8 @@
 //! digit after the preposition and a preposition at the end of a source line.
 
 use super::scan::{ByteSet, MetaSource, NBSP, next_char, prev_char};
+#[cfg(not(target_arch = "x86_64"))]
+use super::shared::ONE_LETTER_WORDS;
 use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 use std::ops::Range;
@@ -111,36 +113,52 @@ fn opens(c: char) -> bool {
 
 pub(super) const PREPOSITIONS: ByteSet = ByteSet::new(b"ksvzouKSVZOU");
 
-/// Calls `f(letter, space)` for every one of `letters` (ASCII) that stands alone and is
-/// followed by one breakable space (` `, `\n` or `\r\n`) and then a letter or digit.
-pub(super) fn for_each_standalone(
-    text: &str,
-    letters: &ByteSet,
-    mut f: impl FnMut(usize, Range<usize>),
-) {
-    /// Bytes that can start the breakable space after the letter.
-    const SPACE: ByteSet = ByteSet::new(b" \n\r");
+/// Calls `f(letter, space)` for every one-letter word either no-break rule looks for
+/// (`kKsSvVzZoOuU`, `aAiI`) that stands alone and is followed by one breakable space
+/// (` `, `\n` or `\r\n`) and then a letter or digit.
+pub(super) fn for_each_standalone(text: &str, mut f: impl FnMut(usize, Range<usize>)) {
     let bytes = text.as_bytes();
-    for (i, pair) in bytes.windows(2).enumerate() {
-        // Both bytes at once, without a branch: a branch on the letter alone is taken at
-        // one byte in six of Czech prose, at random, and its mispredictions were most of
-        // this rule's time.
-        if !(letters.0[pair[0] as usize] & SPACE.0[pair[1] as usize]) {
-            continue;
-        }
+    candidates(bytes, |i| {
         let space_len = match &bytes[i + 1..] {
             [b' ' | b'\n', ..] => 1,
             [b'\r', b'\n', ..] => 2,
-            _ => continue,
+            _ => return,
         };
         if !prev_char(text, i).is_none_or(opens) {
-            continue;
+            return;
         }
         let space = i + 1..i + 1 + space_len;
         if next_char(text, space.end)
             .is_some_and(|c| super::scan::is_letter(c) || c.is_ascii_digit())
         {
             f(i, space);
+        }
+    });
+}
+
+/// Bytes that can start the breakable space after the letter.
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+const SPACE: ByteSet = ByteSet::new(b" \n\r");
+
+/// Where one of the letters is followed by a byte of [`SPACE`].
+#[cfg(target_arch = "x86_64")]
+fn candidates(bytes: &[u8], f: impl FnMut(usize)) {
+    use super::simd::{any_of, or, pairs, splat};
+    pairs(
+        bytes,
+        |v| any_of(or(v, splat(0x20)), b"ksvzouai"),
+        |v| any_of(v, b" \n\r"),
+        f,
+    );
+}
+
+/// Where one of the letters is followed by a byte of [`SPACE`].
+#[cfg(not(target_arch = "x86_64"))]
+fn candidates(bytes: &[u8], mut f: impl FnMut(usize)) {
+    for (i, pair) in bytes.windows(2).enumerate() {
+        // Both bytes at once, without a branch on the letter alone.
+        if ONE_LETTER_WORDS.0[pair[0] as usize] & SPACE.0[pair[1] as usize] {
+            f(i);
         }
     }
 }
@@ -149,6 +167,24 @@ pub(super) fn for_each_standalone(
 mod tests {
     use super::super::scan::testing::{examples_hold, fixed, hits, starts};
     use super::*;
+
+    /// The candidates are exactly the pairs of a one-letter word's letter and a byte of
+    /// [`SPACE`], for every pair of bytes.
+    #[test]
+    fn candidates_are_every_letter_before_a_space() {
+        let letters = super::super::shared::ONE_LETTER_WORDS;
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                let mut found = false;
+                candidates(&[a, b], |_| found = true);
+                assert_eq!(
+                    found,
+                    letters.0[a as usize] && SPACE.0[b as usize],
+                    "{a:#x} {b:#x}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn examples() {

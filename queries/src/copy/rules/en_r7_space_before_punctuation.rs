@@ -17,7 +17,7 @@
 //!   depends on what the code was, so it stays silent;
 //! - a no-break space before the mark is left alone: it was typed on purpose.
 
-use super::scan::{ByteSet, MetaSource, next_char, prev_char};
+use super::scan::{MetaSource, next_char, prev_char};
 use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
 use std::ops::Range;
@@ -92,25 +92,19 @@ fn closes(c: char) -> bool {
 /// Calls `f(spaces, mark)` for every run of spaces or tabs before a punctuation mark that
 /// should follow its word directly (see the module doc).
 pub(super) fn for_each_space_before(text: &str, mut f: impl FnMut(Range<usize>, char)) {
-    const SPACE: ByteSet = ByteSet::new(b" \t");
-    const MARK: ByteSet = ByteSet::new(b",.;:!?");
     let bytes = text.as_bytes();
-    for (i, pair) in bytes.windows(2).enumerate() {
-        // A space and a mark tested together, without a branch on either alone.
-        if !(SPACE.0[pair[0] as usize] & MARK.0[pair[1] as usize]) {
-            continue;
-        }
-        let (p, b) = (i + 1, pair[1]);
+    candidates(bytes, |i| {
+        let (p, b) = (i + 1, bytes[i + 1]);
         let first_space = p - bytes[..p]
             .iter()
             .rev()
             .take_while(|b| matches!(b, b' ' | b'\t'))
             .count();
         let Some(word_end) = prev_char(text, first_space) else {
-            continue;
+            return;
         };
         if !(super::scan::is_alnum(word_end) || closes(word_end)) {
-            continue;
+            return;
         }
         let after = next_char(text, p + 1);
         let ends = after.is_none_or(|c| c.is_whitespace() || closes(c));
@@ -124,11 +118,46 @@ pub(super) fn for_each_space_before(text: &str, mut f: impl FnMut(Range<usize>, 
         if ok {
             f(first_space..p, b as char);
         }
+    });
+}
+
+/// Where a space or tab is followed by one of `,.;:!?`.
+#[cfg(target_arch = "x86_64")]
+fn candidates(bytes: &[u8], f: impl FnMut(usize)) {
+    use super::simd::{any_of, pairs};
+    pairs(bytes, |v| any_of(v, b" \t"), |v| any_of(v, b",.;:!?"), f);
+}
+
+/// Where a space or tab is followed by one of `,.;:!?`.
+#[cfg(not(target_arch = "x86_64"))]
+fn candidates(bytes: &[u8], mut f: impl FnMut(usize)) {
+    use super::scan::ByteSet;
+    const SPACE: ByteSet = ByteSet::new(b" \t");
+    const MARK: ByteSet = ByteSet::new(b",.;:!?");
+    for (i, pair) in bytes.windows(2).enumerate() {
+        // A space and a mark tested together, without a branch on either alone.
+        if SPACE.0[pair[0] as usize] & MARK.0[pair[1] as usize] {
+            f(i);
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    /// The candidates are exactly a space or tab before one of the marks, for every pair
+    /// of bytes.
+    #[test]
+    fn candidates_are_every_space_before_a_mark() {
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                let mut found = false;
+                super::candidates(&[a, b], |_| found = true);
+                let expected = b" \t".contains(&a) && b",.;:!?".contains(&b);
+                assert_eq!(found, expected, "{a:#x} {b:#x}");
+            }
+        }
+    }
+
     use super::super::scan::testing::{examples_hold, fixed, hits, matched, starts};
     use super::*;
 

@@ -19,6 +19,8 @@ mod scan;
 mod self_test;
 mod set;
 mod shared;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 
 pub mod cs_r10_tj_abbreviation;
 pub mod cs_r11_multiplication_sign;

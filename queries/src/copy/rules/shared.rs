@@ -31,7 +31,9 @@ pub struct Scans<'v> {
 }
 
 /// Every one-letter word either no-break rule looks for: `cs-R1`'s prepositions and
-/// `cs-R1b`'s conjunctions.
+/// `cs-R1b`'s conjunctions. (On x86-64 the scan compares sixteen bytes at a time with
+/// these letters written out; a test holds the two equal.)
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
 pub(super) const ONE_LETTER_WORDS: ByteSet = PREPOSITIONS.union(&CONJUNCTIONS);
 
 impl<'v> Scans<'v> {
@@ -77,9 +79,7 @@ impl<'v> Scans<'v> {
     pub(super) fn standalone(&self) -> &[(usize, Range<usize>)] {
         self.standalone.get_or_init(|| {
             let mut out = Vec::new();
-            for_each_standalone(&self.view.text, &ONE_LETTER_WORDS, |letter, space| {
-                out.push((letter, space));
-            });
+            for_each_standalone(&self.view.text, |letter, space| out.push((letter, space)));
             out
         })
     }
@@ -99,38 +99,6 @@ impl<'v> Scans<'v> {
 mod tests {
     use super::super::{Hit, RuleSet, example_view};
     use super::*;
-    use proptest::prelude::*;
-
-    fn standalone(text: &str, letters: &ByteSet) -> Vec<(usize, Range<usize>)> {
-        let mut out = Vec::new();
-        for_each_standalone(text, letters, |letter, space| out.push((letter, space)));
-        out
-    }
-
-    const PIECES: &[&str] = &[
-        "a", "A", "i", "k", "s", "v", "V", "o", "u", "z", "x", "b", " ", "\n", "\r\n", "\r",
-        "\u{a0}", "(", "„", ",", ".", "č", "1", "lese", "Š",
-    ];
-
-    proptest! {
-        /// One scan for every one-letter word, filtered by a rule's letters, finds what a
-        /// scan for that rule's letters alone finds.
-        #[test]
-        fn filtering_the_shared_one_letter_scan_is_scanning_for_the_letters(
-            picks in proptest::collection::vec(0..PIECES.len(), 0..30),
-        ) {
-            let text: String = picks.iter().map(|&i| PIECES[i]).collect();
-            let all = standalone(&text, &ONE_LETTER_WORDS);
-            for letters in [&PREPOSITIONS, &CONJUNCTIONS] {
-                let filtered: Vec<_> = all
-                    .iter()
-                    .filter(|(at, _)| letters.0[text.as_bytes()[*at] as usize])
-                    .cloned()
-                    .collect();
-                prop_assert_eq!(filtered, standalone(&text, letters));
-            }
-        }
-    }
 
     /// Every rule of a view sharing one [`Scans`] finds exactly what it finds alone, in
     /// either order of the rules that share a scan.

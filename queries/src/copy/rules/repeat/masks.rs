@@ -130,75 +130,10 @@ pub(super) fn classify_by_byte(
 
 #[cfg(target_arch = "x86_64")]
 pub(super) mod sse2 {
-    //! [`classify`](super::classify) sixteen bytes at a time with SSE2, which every x86-64
-    //! has: the same classes as [`class`](super::class), from comparisons of each byte and
-    //! the two after it. Every intrinsic here needs only SSE2, so each `unsafe` block below
-    //! rests on that alone (and, for loads, on the bounds noted).
+    //! [`classify`](super::classify) sixteen bytes at a time with SSE2: the same classes
+    //! as [`class`](super::class), from comparisons of each byte and the two after it.
 
-    use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8,
-        _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-    };
-
-    /// The bytes of `buf` at `at..at + 16`.
-    #[inline(always)]
-    fn load(buf: &[u8; 80], at: usize) -> __m128i {
-        assert!(at + 16 <= buf.len());
-        // SAFETY: SSE2; the assertion keeps the sixteen bytes inside `buf`, and an
-        // unaligned load has no alignment requirement.
-        unsafe { _mm_loadu_si128(buf.as_ptr().add(at).cast()) }
-    }
-
-    #[inline(always)]
-    fn eq(v: __m128i, b: u8) -> __m128i {
-        // SAFETY: SSE2.
-        unsafe { _mm_cmpeq_epi8(v, splat(b)) }
-    }
-
-    /// Bytes in `lo..=hi`, both on the same side of `0x80` (the comparisons are
-    /// signed).
-    #[inline(always)]
-    fn within(v: __m128i, lo: u8, hi: u8) -> __m128i {
-        // SAFETY: SSE2.
-        unsafe {
-            let above = _mm_cmpgt_epi8(v, splat(lo.wrapping_sub(1)));
-            let below = _mm_cmplt_epi8(v, splat(hi.wrapping_add(1)));
-            _mm_and_si128(above, below)
-        }
-    }
-
-    #[inline(always)]
-    fn or(a: __m128i, b: __m128i) -> __m128i {
-        // SAFETY: SSE2.
-        unsafe { _mm_or_si128(a, b) }
-    }
-
-    #[inline(always)]
-    fn and(a: __m128i, b: __m128i) -> __m128i {
-        // SAFETY: SSE2.
-        unsafe { _mm_and_si128(a, b) }
-    }
-
-    /// `b` without `a`.
-    #[inline(always)]
-    fn and_not(a: __m128i, b: __m128i) -> __m128i {
-        // SAFETY: SSE2.
-        unsafe { _mm_andnot_si128(a, b) }
-    }
-
-    /// `b` in every byte.
-    #[inline(always)]
-    fn splat(b: u8) -> __m128i {
-        // SAFETY: SSE2.
-        unsafe { _mm_set1_epi8(b as i8) }
-    }
-
-    /// One bit per byte: its top bit.
-    #[inline(always)]
-    fn bits(v: __m128i) -> u64 {
-        // SAFETY: SSE2.
-        u64::from(unsafe { _mm_movemask_epi8(v) } as u16)
-    }
+    use super::super::super::simd::{and, and_not, bits, eq, load, or, splat, within};
 
     pub(in super::super) fn classify(
         bytes: &[u8],
