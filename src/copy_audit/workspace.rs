@@ -264,20 +264,35 @@ fn read_in_pieces(path: &Path, piece: usize) -> Option<Lockfile> {
             want *= 2; // one entry larger than a round: read on
             continue;
         }
-        let region = std::str::from_utf8(&buf[..end]).ok()?;
+        let region = &buf[..end];
         let mut cuts = vec![0];
         for i in 1..cores {
             let from = (i * end / cores).max(cuts[cuts.len() - 1] + 1);
-            match find(region.as_bytes(), from) {
+            match find(region, from) {
                 Some(cut) if cut < end => cuts.push(cut),
                 _ => break,
             }
         }
         cuts.push(end);
-        let n = cuts.len() - 1;
-        let maps: Vec<Option<_>> = (0..n)
+        // Every piece but the file's last ends with the comma before the next; the last
+        // takes the byte after it too (see `pieces::entries`). Each is read where it lies.
+        let mut rest = &mut buf[..end + usize::from(eof)];
+        let mut slices = Vec::with_capacity(cuts.len() - 1);
+        for (i, w) in cuts.windows(2).enumerate() {
+            let len = if i + 2 == cuts.len() {
+                rest.len()
+            } else {
+                w[1] - w[0]
+            };
+            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(len);
+            slices.push(piece);
+            rest = tail;
+        }
+        let n = slices.len();
+        let maps: Vec<Option<_>> = slices
             .into_par_iter()
-            .map(|i| pieces::entries(&region[cuts[i]..cuts[i + 1]], eof && i == n - 1))
+            .enumerate()
+            .map(|(i, piece)| pieces::entries(piece, eof && i == n - 1))
             .collect();
         for map in maps {
             parsed.push(map?);

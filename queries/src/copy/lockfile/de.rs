@@ -35,13 +35,12 @@ pub(super) fn from_reader(reader: impl std::io::Read) -> Result<Lockfile, Lockfi
         .map_err(|e| json_error(&e, &trail))
 }
 
-/// The members of a `files` object without its braces (`"path": {…}, …`), read as strictly
-/// as in a whole lockfile; None on anything else. For reading a lockfile in pieces, which
-/// falls back to the whole read on any doubt.
-pub(super) fn files_from_members(members: &str) -> Option<BTreeMap<String, Entry>> {
-    let text = format!("{{{members}\n}}");
+/// A `files` object (`{"path": {…}, …}`), read as strictly as in a whole lockfile; None on
+/// anything else. For reading a lockfile in pieces, which falls back to the whole read on
+/// any doubt.
+pub(super) fn files_object(text: &str) -> Option<BTreeMap<String, Entry>> {
     let trail = Trail::default();
-    let mut de = serde_json::Deserializer::from_str(&text);
+    let mut de = serde_json::Deserializer::from_str(text);
     FilesSeed(&trail)
         .deserialize(&mut de)
         .and_then(|files| de.end().map(|()| files))

@@ -244,18 +244,20 @@ pub mod pieces {
     }
 
     /// The entries of one piece of a canonical `files` object: members that each start
-    /// at [`ENTRY_START`], separated by commas, followed by one unless the piece is the
-    /// `last`.
-    pub fn entries(piece: &str, last: bool) -> Option<BTreeMap<String, Entry>> {
-        let members = if last {
-            piece
-        } else {
-            piece.strip_suffix(',')?
-        };
-        if !members.as_bytes().starts_with(ENTRY_START) {
+    /// at [`ENTRY_START`], separated by commas, and one byte after them — the comma
+    /// before the next piece, or for the last piece the line break that starts
+    /// [`FILES_CLOSE`]. The piece is read where it lies: its first byte (the line break
+    /// of the first [`ENTRY_START`]) becomes `{` and its last `}`, which makes it a JSON
+    /// object of its entries without copying megabytes into a new string.
+    pub fn entries(piece: &mut [u8], last: bool) -> Option<BTreeMap<String, Entry>> {
+        let after = if last { b'\n' } else { b',' };
+        if !piece.starts_with(ENTRY_START) || piece.last() != Some(&after) {
             return None;
         }
-        de::files_from_members(members)
+        let end = piece.len() - 1;
+        piece[0] = b'{';
+        piece[end] = b'}';
+        de::files_object(std::str::from_utf8(piece).ok()?)
     }
 
     /// The pieces' entries as one `files` map; None if a path is in two of them.
