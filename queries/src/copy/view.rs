@@ -128,11 +128,36 @@ impl ViewBuilder {
 
     /// Appends `text`, which is byte for byte the source starting at `src_start`.
     pub fn verbatim(&mut self, text: &str, src_start: usize) {
-        if text.is_empty() {
+        let at = self.view.text.len();
+        self.view.text.push_str(text);
+        self.mark_verbatim(at..self.view.text.len(), src_start);
+    }
+
+    /// Appends `text`, which stands for the whole source range `src` (an escape, an entity,
+    /// a line break with the next line's indentation).
+    pub fn opaque(&mut self, text: &str, src: Range<usize>) {
+        let at = self.view.text.len();
+        self.view.text.push_str(text);
+        self.mark_opaque(at..self.view.text.len(), src);
+    }
+
+    /// A builder whose text is already `text`: its pieces are then marked in order with
+    /// [`mark_verbatim`](Self::mark_verbatim) and [`mark_opaque`](Self::mark_opaque), and
+    /// the result is the view that appending them one by one would build, without
+    /// copying the text again.
+    pub fn over(role: ViewRole, text: String) -> Self {
+        let mut b = ViewBuilder::new(role);
+        b.view.text = text;
+        b
+    }
+
+    /// Marks view range `view`, the last so far, as the source from `src_start` on.
+    pub fn mark_verbatim(&mut self, view: Range<usize>, src_start: usize) {
+        if view.is_empty() {
             return;
         }
-        let view_start = self.view.text.len() as u32;
-        let src_end = (src_start + text.len()) as u32;
+        let view_start = view.start as u32;
+        let src_end = (src_start + view.len()) as u32;
         if let Some(last) = self.view.segments.last_mut()
             && last.verbatim
             && last.src_end == src_start as u32
@@ -147,22 +172,19 @@ impl ViewBuilder {
                 verbatim: true,
             });
         }
-        self.view.text.push_str(text);
     }
 
-    /// Appends `text`, which stands for the whole source range `src` (an escape, an entity,
-    /// a line break with the next line's indentation).
-    pub fn opaque(&mut self, text: &str, src: Range<usize>) {
-        if text.is_empty() {
+    /// Marks view range `view`, the last so far, as standing for the whole of `src`.
+    pub fn mark_opaque(&mut self, view: Range<usize>, src: Range<usize>) {
+        if view.is_empty() {
             return;
         }
         self.view.segments.push(Segment {
-            view_start: self.view.text.len() as u32,
+            view_start: view.start as u32,
             src_start: src.start as u32,
             src_end: src.end as u32,
             verbatim: false,
         });
-        self.view.text.push_str(text);
     }
 
     pub fn finish(self) -> View {

@@ -283,15 +283,16 @@ impl Draft {
         path_hint: Option<String>,
         lang_hint: Option<String>,
     ) -> View {
-        let mut b = ViewBuilder::new(role)
+        // The pieces cover the text in order, so the text moves into the view as it is.
+        debug_assert!(self.pieces.last().map_or(0, |p| p.view.end) == self.text.len());
+        let mut b = ViewBuilder::over(role, self.text)
             .path_hint(path_hint)
             .lang_hint(lang_hint);
         for p in &self.pieces {
-            let text = &self.text[p.view.clone()];
             if p.verbatim {
-                b.verbatim(text, p.src.start);
+                b.mark_verbatim(p.view.clone(), p.src.start);
             } else {
-                b.opaque(text, p.src.clone());
+                b.mark_opaque(p.view.clone(), p.src.clone());
             }
         }
         b.finish()
@@ -301,6 +302,45 @@ impl Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A draft's view, its text moved in and its pieces marked, is the view that
+        /// appending the pieces one by one builds.
+        #[test]
+        fn the_view_is_the_pieces_appended(
+            pieces in proptest::collection::vec((any::<bool>(), 0usize..3, 1usize..4, any::<bool>()), 0..12),
+            blank_edges in any::<bool>(),
+        ) {
+            let mut d = Draft::new();
+            let mut src = 0;
+            if blank_edges {
+                d.verbatim("  ", src);
+                src += 2;
+            }
+            for (verbatim, gap, len, word) in pieces {
+                src += gap;
+                let text = if word { &"slovo č"[..len] } else { &"   "[..len] };
+                if verbatim {
+                    d.verbatim(text, src);
+                } else {
+                    d.opaque(text, src..src + len + 1);
+                }
+                src += len;
+            }
+            let d = d.trim();
+            let mut appended = ViewBuilder::new(ViewRole::Text).path_hint(Some("p".into()));
+            for p in &d.pieces {
+                if p.verbatim {
+                    appended.verbatim(&d.text[p.view.clone()], p.src.start);
+                } else {
+                    appended.opaque(&d.text[p.view.clone()], p.src.clone());
+                }
+            }
+            let moved = d.into_view_always(ViewRole::Text, Some("p".into()), None);
+            prop_assert_eq!(moved, appended.finish());
+        }
+    }
 
     fn sample() -> Draft {
         // Source `a &amp; https://x.cz b` with the entity decoded.

@@ -54,6 +54,7 @@ pub(super) fn extract(text: &str, mdx: bool) -> Result<Vec<View>, ExtractError> 
         lang,
         views,
         headings: Vec::new(),
+        path: None,
         block: None,
         skip: 0,
         autolink: false,
@@ -140,7 +141,7 @@ struct Block {
     draft: Draft,
     /// Level and marker offset for a heading.
     heading: Option<(u8, u32)>,
-    /// A heading's text for path hints, inline code included.
+    /// A heading's text for path hints, inline code included (empty in other blocks).
     label: String,
     /// An MDX `import`/`export` paragraph: read, never a view.
     esm: bool,
@@ -164,6 +165,8 @@ struct Walker<'a> {
     views: Vec<View>,
     /// Open headings: level and `## Text` label.
     headings: Vec<(u8, String)>,
+    /// The open headings' labels joined: every view's path hint, made once per heading.
+    path: Option<String>,
     block: Option<Block>,
     /// Depth inside code blocks and HTML blocks, whose events are not prose.
     skip: usize,
@@ -184,7 +187,9 @@ impl Walker<'_> {
             Event::End(tag) => self.end(tag, range),
             Event::Text(text) => self.text(&text, range),
             Event::Code(code) => {
-                if let Some(block) = self.inline_block(range.start) {
+                if let Some(block) = self.inline_block(range.start)
+                    && block.heading.is_some()
+                {
                     block.label.push_str(&code);
                 }
                 self.placeholder(OBJECT, range);
@@ -312,7 +317,9 @@ impl Walker<'_> {
                 end += 1;
             }
             block.draft.opaque(text, r.start..end);
-            block.label.push(' ');
+            if block.heading.is_some() {
+                block.label.push(' ');
+            }
         }
         Some(block)
     }
@@ -322,7 +329,9 @@ impl Walker<'_> {
         let Some(block) = self.inline_block(range.start) else {
             return;
         };
-        block.label.push_str(text);
+        if block.heading.is_some() {
+            block.label.push_str(text);
+        }
         if src.get(range.clone()) != Some(text) {
             // An entity or another decoded construct: one piece, never split.
             block.draft.opaque(text, range);
@@ -360,11 +369,7 @@ impl Walker<'_> {
 
     /// The heading path of the current position.
     fn path(&self) -> Option<String> {
-        if self.headings.is_empty() {
-            return None;
-        }
-        let labels: Vec<&str> = self.headings.iter().map(|(_, l)| l.as_str()).collect();
-        Some(labels.join(" > "))
+        self.path.clone()
     }
 
     /// Finishes the open block into a view.
@@ -391,6 +396,8 @@ impl Walker<'_> {
                     self.headings.pop();
                 }
                 self.headings.push((level, label.trim_end().to_owned()));
+                let labels: Vec<&str> = self.headings.iter().map(|(_, l)| l.as_str()).collect();
+                self.path = Some(labels.join(" > "));
                 ViewRole::Heading { level, marker }
             }
             None => ViewRole::Text,
