@@ -192,24 +192,107 @@ pub(super) mod sse2 {
     }
 }
 
-/// The first position at or after `from` whose bit is `bit`, or `len` if none.
+/// The bits of word `k` that lie in `from..to` (not empty).
 #[inline]
-fn next_bit(mask: &[u64], from: usize, len: usize, bit: bool) -> usize {
-    let flip = if bit { 0 } else { !0u64 };
-    let mut k = from / 64;
-    if k >= mask.len() {
-        return len;
+fn within(k: usize, from: usize, to: usize) -> u64 {
+    let low = if k == from / 64 {
+        !0u64 << (from % 64)
+    } else {
+        !0
+    };
+    let high = if k == (to - 1) / 64 {
+        !0u64 >> (63 - (to - 1) % 64)
+    } else {
+        !0
+    };
+    low & high
+}
+
+/// Whether `mask` has a set bit in `from..to` (not empty).
+#[inline]
+fn any_set(mask: &[u64], from: usize, to: usize) -> bool {
+    (from / 64..to.div_ceil(64)).any(|k| mask[k] & within(k, from, to) != 0)
+}
+
+/// Whether every bit of `mask` in `from..to` (not empty) is set.
+#[inline]
+fn all_set(mask: &[u64], from: usize, to: usize) -> bool {
+    (from / 64..to.div_ceil(64)).all(|k| {
+        let want = within(k, from, to);
+        mask[k] & want == want
+    })
+}
+
+/// The runs of set bits of a mask — the words of the word mask — as `(start, end)`, in
+/// order: starts and ends alternate, and each 64-bit word gives its own at once.
+struct Runs<'m> {
+    mask: &'m [u64],
+    len: usize,
+    /// The word of the next start, and its starts not yet taken.
+    start_word: usize,
+    starts: u64,
+    /// The same for the ends.
+    end_word: usize,
+    ends: u64,
+}
+
+impl<'m> Runs<'m> {
+    fn new(mask: &'m [u64], len: usize) -> Self {
+        let mut runs = Runs {
+            mask,
+            len,
+            start_word: 0,
+            starts: 0,
+            end_word: 0,
+            ends: 0,
+        };
+        if !mask.is_empty() {
+            (runs.starts, runs.ends) = (runs.starts_in(0), runs.ends_in(0));
+        }
+        runs
     }
-    let mut m = (mask[k] ^ flip) & (!0u64 << (from % 64));
-    loop {
-        if m != 0 {
-            return (k * 64 + m.trailing_zeros() as usize).min(len);
+
+    /// Word `k` shifted up by one, with the last bit of the word before shifted in.
+    fn shifted(&self, k: usize) -> u64 {
+        let carry = if k == 0 { 0 } else { self.mask[k - 1] >> 63 };
+        (self.mask[k] << 1) | carry
+    }
+
+    fn starts_in(&self, k: usize) -> u64 {
+        self.mask[k] & !self.shifted(k)
+    }
+
+    /// Positions right after a run: clear, with the bit before set.
+    fn ends_in(&self, k: usize) -> u64 {
+        !self.mask[k] & self.shifted(k)
+    }
+}
+
+impl Iterator for Runs<'_> {
+    type Item = (usize, usize);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, usize)> {
+        while self.starts == 0 {
+            self.start_word += 1;
+            if self.start_word >= self.mask.len() {
+                return None;
+            }
+            self.starts = self.starts_in(self.start_word);
         }
-        k += 1;
-        if k == mask.len() {
-            return len;
+        let start = self.start_word * 64 + self.starts.trailing_zeros() as usize;
+        self.starts &= self.starts - 1;
+        while self.ends == 0 {
+            self.end_word += 1;
+            if self.end_word >= self.mask.len() {
+                // The run reaches the end of the text.
+                return Some((start, self.len));
+            }
+            self.ends = self.ends_in(self.end_word);
         }
-        m = mask[k] ^ flip;
+        let end = self.end_word * 64 + self.ends.trailing_zeros() as usize;
+        self.ends &= self.ends - 1;
+        Some((start, end.min(self.len)))
     }
 }
 
@@ -232,27 +315,19 @@ pub(super) fn for_each_repeat(text: &str, f: &mut impl FnMut(Repeat)) -> bool {
     if !classify(bytes, word, digit, gap) {
         return false;
     }
-    let len = bytes.len();
     let digits = digit.iter().any(|&d| d != 0);
-    // The previous word and whether it is letters only.
-    let mut previous: Option<(usize, usize, bool)> = None;
-    let mut at = 0;
-    loop {
-        let start = next_bit(word, at, len, true);
-        if start == len {
-            return true;
-        }
-        let end = next_bit(word, start, len, false);
-        let letters = !digits || next_bit(digit, start, len, true) >= end;
-        // Two words of letters whose first bytes are ASCII and differ in more than case
-        // are different words: the test almost every pair ends at.
-        let (a, b) = (bytes[start], previous.map_or(0, |(p, _, _)| bytes[p]));
-        let may_match = (a | 0x20) == (b | 0x20) || a >= 0x80 || b >= 0x80;
-        if may_match
-            && let Some((p_start, p_end, p_letters)) = previous
-            && p_letters
-            && letters
-            && next_bit(gap, p_end, len, false) == start
+    let letters = |start, end| !digits || !any_set(digit, start, end);
+    // The word before: its range and first byte.
+    let mut previous: Option<(usize, usize, u8)> = None;
+    for (start, end) in Runs::new(word, bytes.len()) {
+        let a = bytes[start];
+        if let Some((p_start, p_end, b)) = previous
+            // Two words whose first bytes are ASCII and differ in more than case are
+            // different words: the test almost every pair ends at.
+            && ((a | 0x20) == (b | 0x20) || a >= 0x80 || b >= 0x80)
+            && all_set(gap, p_end, start)
+            && letters(p_start, p_end)
+            && letters(start, end)
             && same_word(&text[p_start..p_end], &text[start..end])
         {
             f(Repeat {
@@ -260,7 +335,48 @@ pub(super) fn for_each_repeat(text: &str, f: &mut impl FnMut(Repeat)) -> bool {
                 second: start..end,
             });
         }
-        previous = Some((start, end, letters));
-        at = end;
+        previous = Some((start, end, a));
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Runs, and the range tests, agree with the bits one by one, across word edges.
+        #[test]
+        fn runs_and_ranges_are_the_bits_one_by_one(
+            bits in proptest::collection::vec(any::<bool>(), 0..300),
+            from in 0usize..300,
+            width in 1usize..140,
+        ) {
+            let len = bits.len();
+            let mut mask = vec![0u64; len.div_ceil(64)];
+            for (i, _) in bits.iter().enumerate().filter(|(_, b)| **b) {
+                mask[i / 64] |= 1 << (i % 64);
+            }
+            let mut expected = Vec::new();
+            let mut i = 0;
+            while i < len {
+                if bits[i] {
+                    let start = i;
+                    while i < len && bits[i] {
+                        i += 1;
+                    }
+                    expected.push((start, i));
+                } else {
+                    i += 1;
+                }
+            }
+            prop_assert_eq!(Runs::new(&mask, len).collect::<Vec<_>>(), expected);
+            if from < len {
+                let to = (from + width).min(len);
+                prop_assert_eq!(any_set(&mask, from, to), bits[from..to].iter().any(|b| *b));
+                prop_assert_eq!(all_set(&mask, from, to), bits[from..to].iter().all(|b| *b));
+            }
+        }
     }
 }
