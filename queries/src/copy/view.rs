@@ -145,9 +145,10 @@ impl ViewBuilder {
     /// [`mark_verbatim`](Self::mark_verbatim) and [`mark_opaque`](Self::mark_opaque), and
     /// the result is the view that appending them one by one would build, without
     /// copying the text again.
-    pub fn over(role: ViewRole, text: String) -> Self {
+    pub fn over(role: ViewRole, text: String, pieces: usize) -> Self {
         let mut b = ViewBuilder::new(role);
         b.view.text = text;
+        b.view.segments.reserve_exact(pieces);
         b
     }
 

@@ -34,6 +34,14 @@ impl Draft {
         Draft::default()
     }
 
+    /// A draft with room for `len` bytes of text.
+    pub fn with_capacity(len: usize) -> Self {
+        Draft {
+            text: String::with_capacity(len),
+            pieces: Vec::new(),
+        }
+    }
+
     pub fn text(&self) -> &str {
         &self.text
     }
@@ -285,7 +293,7 @@ impl Draft {
     ) -> View {
         // The pieces cover the text in order, so the text moves into the view as it is.
         debug_assert!(self.pieces.last().map_or(0, |p| p.view.end) == self.text.len());
-        let mut b = ViewBuilder::over(role, self.text)
+        let mut b = ViewBuilder::over(role, self.text, self.pieces.len())
             .path_hint(path_hint)
             .lang_hint(lang_hint);
         for p in &self.pieces {

@@ -148,9 +148,11 @@ struct Block {
 }
 
 impl Block {
-    fn new(heading: Option<(u8, u32)>, esm: bool) -> Self {
+    /// A block whose source is `len` bytes long: its view is about as long, so its text
+    /// is allocated once.
+    fn new(heading: Option<(u8, u32)>, esm: bool, len: usize) -> Self {
         Block {
-            draft: Draft::new(),
+            draft: Draft::with_capacity(len),
             heading,
             label: String::new(),
             esm,
@@ -213,23 +215,27 @@ impl Walker<'_> {
             Tag::Paragraph => {
                 self.flush();
                 let esm = self.mdx && self.containers == 0 && is_esm(self.src, range.start);
-                self.block = Some(Block::new(None, esm));
+                self.block = Some(Block::new(None, esm, range.len()));
             }
             Tag::Heading { level, .. } => {
                 self.flush();
                 let slice = &self.src[range.clone()];
                 let marker = range.start + (slice.len() - slice.trim_start().len());
-                self.block = Some(Block::new(Some((level as u8, marker as u32)), false));
+                self.block = Some(Block::new(
+                    Some((level as u8, marker as u32)),
+                    false,
+                    range.len(),
+                ));
             }
             Tag::Item => {
                 // A tight item has no paragraph: its text comes straight in the item.
                 self.flush();
                 self.containers += 1;
-                self.block = Some(Block::new(None, false));
+                self.block = Some(Block::new(None, false, 0));
             }
             Tag::TableCell => {
                 self.flush();
-                self.block = Some(Block::new(None, false));
+                self.block = Some(Block::new(None, false, range.len()));
             }
             Tag::CodeBlock(_) | Tag::HtmlBlock | Tag::MetadataBlock(_) => {
                 self.flush();
@@ -309,7 +315,7 @@ impl Walker<'_> {
         if self.skip > 0 || self.autolink {
             return None;
         }
-        let block = self.block.get_or_insert_with(|| Block::new(None, false));
+        let block = self.block.get_or_insert_with(|| Block::new(None, false, 0));
         if let Some((text, r)) = self.pending_break.take() {
             let b = self.src.as_bytes();
             let mut end = r.end;
