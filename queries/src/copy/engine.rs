@@ -267,11 +267,13 @@ fn find_hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<Vec<RawHit>> {
             let scans = Scans::new(view);
             for &(ri, rule) in &active {
                 rule.check_in(&scans, &mut buf);
-                out.extend(buf.drain(..).map(|hit| RawHit {
-                    rule: ri,
-                    view: vi,
-                    hit,
-                }));
+                if !buf.is_empty() {
+                    out.extend(buf.drain(..).map(|hit| RawHit {
+                        rule: ri,
+                        view: vi,
+                        hit,
+                    }));
+                }
             }
         }
         out

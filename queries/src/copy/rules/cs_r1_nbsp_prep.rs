@@ -140,12 +140,21 @@ pub(super) fn for_each_standalone(text: &str, mut f: impl FnMut(usize, Range<usi
 #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
 const SPACE: ByteSet = ByteSet::new(b" \n\r");
 
-/// Where one of the letters is followed by a byte of [`SPACE`].
+/// Where one of the letters is followed by a byte of [`SPACE`] and does not follow an
+/// ASCII letter or digit (after which it cannot stand alone: most words end in one of
+/// these letters).
 #[cfg(target_arch = "x86_64")]
 fn candidates(bytes: &[u8], f: impl FnMut(usize)) {
-    use super::simd::{any_of, or, pairs, splat};
-    pairs(
+    use super::simd::{and_not, any_of, or, splat, triples, within};
+    let alnum = |v| {
+        or(
+            within(or(v, splat(0x20)), b'a', b'z'),
+            within(v, b'0', b'9'),
+        )
+    };
+    triples(
         bytes,
+        |v| and_not(alnum(v), splat(0xFF)),
         |v| any_of(or(v, splat(0x20)), b"ksvzouai"),
         |v| any_of(v, b" \n\r"),
         f,
@@ -169,20 +178,25 @@ mod tests {
     use super::*;
 
     /// The candidates are exactly the pairs of a one-letter word's letter and a byte of
-    /// [`SPACE`], for every pair of bytes.
+    /// [`SPACE`], for every pair of bytes, at the start of the text and after a space;
+    /// after any other byte only an ASCII letter or digit rules them out.
     #[test]
     fn candidates_are_every_letter_before_a_space() {
         let letters = super::super::shared::ONE_LETTER_WORDS;
         for a in 0..=255u8 {
             for b in 0..=255u8 {
-                let mut found = false;
-                candidates(&[a, b], |_| found = true);
-                assert_eq!(
-                    found,
-                    letters.0[a as usize] && SPACE.0[b as usize],
-                    "{a:#x} {b:#x}"
-                );
+                let expected = letters.0[a as usize] && SPACE.0[b as usize];
+                let (mut first, mut after_space) = (false, false);
+                candidates(&[a, b], |_| first = true);
+                candidates(&[b' ', a, b], |i| after_space = i == 1);
+                assert_eq!((first, after_space), (expected, expected), "{a:#x} {b:#x}");
             }
+        }
+        for before in 0..=255u8 {
+            let mut found = false;
+            candidates(&[before, b'v', b' '], |i| found = i == 1);
+            let ruled_out = before.is_ascii_alphanumeric() && cfg!(target_arch = "x86_64");
+            assert_eq!(found, !ruled_out, "{before:#x}");
         }
     }
 

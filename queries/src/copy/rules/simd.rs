@@ -11,7 +11,7 @@
 
 use std::arch::x86_64::{
     __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8,
-    _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_slli_si128,
 };
 
 /// The bytes of `buf` at `at..at + 16`.
@@ -60,6 +60,13 @@ pub(super) fn and_not(a: __m128i, b: __m128i) -> __m128i {
     unsafe { _mm_andnot_si128(a, b) }
 }
 
+/// `v` a byte later: a zero byte first, its last byte gone.
+#[inline(always)]
+fn shift_in_zero(v: __m128i) -> __m128i {
+    // SAFETY: SSE2.
+    unsafe { _mm_slli_si128::<1>(v) }
+}
+
 /// `b` in every byte.
 #[inline(always)]
 pub(super) fn splat(b: u8) -> __m128i {
@@ -81,20 +88,44 @@ pub(super) fn pairs(
     bytes: &[u8],
     first: impl Fn(__m128i) -> __m128i,
     second: impl Fn(__m128i) -> __m128i,
+    f: impl FnMut(usize),
+) {
+    triples(bytes, |_| splat(0xFF), first, second, f);
+}
+
+/// [`pairs`] where `before` also holds for byte `i - 1`; before the text stands a zero
+/// byte.
+pub(super) fn triples(
+    bytes: &[u8],
+    before: impl Fn(__m128i) -> __m128i,
+    first: impl Fn(__m128i) -> __m128i,
+    second: impl Fn(__m128i) -> __m128i,
     mut f: impl FnMut(usize),
 ) {
     let mut buf = [0u8; 32];
     let mut at = 0;
     while at + 1 < bytes.len() {
-        let block = if at + 17 <= bytes.len() {
-            &bytes[at..at + 17]
+        // Sixteen bytes from `at`, the sixteen from the next and the sixteen from the one
+        // before (a zero byte first at the start of the text).
+        let (previous, here, next) = if at + 17 <= bytes.len() {
+            let here = load(bytes, at);
+            let previous = if at == 0 {
+                shift_in_zero(here)
+            } else {
+                load(bytes, at - 1)
+            };
+            (previous, here, load(bytes, at + 1))
         } else {
-            let tail = &bytes[at..];
-            buf[..tail.len()].copy_from_slice(tail);
-            buf[tail.len()..].fill(0);
-            &buf[..17]
+            // At most seventeen bytes, after the zero byte before the text if `at` is 0.
+            let lead = usize::from(at == 0);
+            let tail = &bytes[at + lead - 1..];
+            buf[..lead].fill(0);
+            buf[lead..lead + tail.len()].copy_from_slice(tail);
+            buf[lead + tail.len()..].fill(0);
+            (load(&buf, 0), load(&buf, 1), load(&buf, 2))
         };
-        let mut found = bits(and(first(load(block, 0)), second(load(block, 1))));
+        let both = and(first(here), second(next));
+        let mut found = bits(and(before(previous), both));
         // Only places whose second byte is in the text.
         let room = bytes.len() - at - 1;
         if room < 16 {
@@ -120,6 +151,22 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// With a byte before: every place the byte-at-a-time scan finds, and no other.
+        #[test]
+        fn triples_are_the_places_where_all_three_bytes_fit(
+            text in proptest::collection::vec(prop_oneof![Just(b' '), Just(b'a'), Just(b','), any::<u8>()], 0..70),
+        ) {
+            let mut found = Vec::new();
+            triples(&text, |v| any_of(v, b"\0 "), |v| any_of(v, b" a"), |v| any_of(v, b",a"), |i| found.push(i));
+            let expected: Vec<usize> = (0..text.len().saturating_sub(1))
+                .filter(|&i| {
+                    let before = if i == 0 { 0 } else { text[i - 1] };
+                    b"\0 ".contains(&before) && b" a".contains(&text[i]) && b",a".contains(&text[i + 1])
+                })
+                .collect();
+            prop_assert_eq!(found, expected);
+        }
+
         /// Every place a byte-at-a-time scan finds, and no other, for texts around a
         /// block's length.
         #[test]
