@@ -23,8 +23,10 @@
 use super::draft::Edit;
 use super::{Draft, ExtractError, HARD_BREAK, OBJECT, bom_len, script, yaml};
 use crate::copy::view::{View, ViewRole};
+use memchr::memmem::Finder;
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
+use std::sync::LazyLock;
 
 pub(super) fn extract(text: &str, mdx: bool) -> Result<Vec<View>, ExtractError> {
     let mut views = Vec::new();
@@ -580,7 +582,11 @@ fn bare_urls(draft: Draft) -> Draft {
     // Where a prefix starts: found from the rarer `://` and `www.` (testing each prefix
     // at every byte was a twentieth of a cold audit, and at every `h`, `f` and `w` still a
     // sixtieth).
-    let mut starts: Vec<(usize, usize)> = memchr::memmem::find_iter(b, "://")
+    // Built once: a searcher is worth building for a view, not in every one.
+    static SCHEME: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("://"));
+    static WWW: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("www."));
+    let mut starts: Vec<(usize, usize)> = SCHEME
+        .find_iter(b)
         .filter_map(|colon| {
             PREFIXES[..3].iter().find_map(|p| {
                 let start = colon.checked_sub(p.len() - 3)?;
@@ -589,7 +595,7 @@ fn bare_urls(draft: Draft) -> Draft {
                     .then_some((start, p.len()))
             })
         })
-        .chain(memchr::memmem::find_iter(b, "www.").map(|w| (w, 4)))
+        .chain(WWW.find_iter(b).map(|w| (w, 4)))
         .collect();
     if starts.is_empty() {
         return draft;
