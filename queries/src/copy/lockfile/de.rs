@@ -181,13 +181,20 @@ impl<'de> Visitor<'de> for FilesSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut files = BTreeMap::new();
         while let Some(path) = map.next_key::<String>()? {
-            *self.0.entry.borrow_mut() = Some(path.clone());
+            // The trail names the entry only when it has an error to report, so reading
+            // a good entry copies no path.
+            let named = |path| *self.0.entry.borrow_mut() = Some(path);
             if files.contains_key(&path) {
+                named(path);
                 return Err(de::Error::custom("the path has two entries"));
             }
-            let entry = map.next_value_seed(EntrySeed(self.0))?;
-            files.insert(path, entry);
-            *self.0.entry.borrow_mut() = None;
+            match map.next_value_seed(EntrySeed(self.0)) {
+                Ok(entry) => files.insert(path, entry),
+                Err(e) => {
+                    named(path);
+                    return Err(e);
+                }
+            };
         }
         Ok(files)
     }
