@@ -398,12 +398,16 @@ impl Walker<'_> {
         let draft = bare_urls(draft).trim();
         let role = match block.heading {
             Some((level, marker)) => {
-                let words: Vec<&str> = block.label.split_whitespace().collect();
-                let label = format!("{} {}", "#".repeat(level as usize), words.join(" "));
+                // `## Words`: the heading's text with every run of blanks made one space.
+                let mut label = "#".repeat(level as usize);
+                for word in block.label.split_whitespace() {
+                    label.push(' ');
+                    label.push_str(word);
+                }
                 while self.headings.last().is_some_and(|(l, _)| *l >= level) {
                     self.headings.pop();
                 }
-                self.headings.push((level, label.trim_end().to_owned()));
+                self.headings.push((level, label));
                 let labels: Vec<&str> = self.headings.iter().map(|(_, l)| l.as_str()).collect();
                 self.path = Some(labels.join(" > "));
                 ViewRole::Heading { level, marker }
