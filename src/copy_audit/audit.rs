@@ -107,13 +107,27 @@ fn scan_one(
             read: false,
         });
     }
-    let bytes = fs::read(ws.root.join(path)).map_err(|e| Failure::new(format!("{path}: {e}")))?;
+    let bytes = read_sized(&ws.root.join(path), stat.size)
+        .map_err(|e| Failure::new(format!("{path}: {e}")))?;
     Ok(Scanned {
         stat,
         hash: ContentHash::of(&bytes),
         bytes: Some(bytes),
         read: true,
     })
+}
+
+/// The bytes of the file at `path`, which the walk found `size` bytes long. Like
+/// `fs::read`, without the second `statx` it makes for the size the walk already has.
+/// A file that changed since is read whole all the same.
+fn read_sized(path: &std::path::Path, size: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    // Through `take`: a `File`'s own `read_to_end` asks the kernel for the size again.
+    fs::File::open(path)?
+        .take(u64::MAX)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// One audited file.
