@@ -10,6 +10,7 @@
 //! `blah blah`. Two copies that both start with a capital (`Bora Bora`, `Sing Sing`) are
 //! names, not slips.
 
+use super::repeat::report_repeats;
 use super::scan::MetaSource;
 use super::{Hit, Rule, RuleMeta, Scans, Severity};
 use crate::copy::view::View;
@@ -60,12 +61,7 @@ impl Rule for RepeatedWord {
     }
 
     fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
-        let text = &scans.view().text;
-        for repeat in scans.repeats() {
-            if repeat.admitted(text, 1, ALLOWED) {
-                out.push(repeat.hit(text));
-            }
-        }
+        report_repeats(scans, 1, ALLOWED, out);
     }
 }
 

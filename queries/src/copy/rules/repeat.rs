@@ -7,7 +7,7 @@
 //! the word before the next gap; characters are decoded only in non-ASCII words.
 
 use super::scan::{is_alnum, is_letter};
-use super::{Edit, Hit};
+use super::{Edit, Hit, Scans};
 use std::ops::Range;
 
 /// Byte classes for the ASCII fast path; every byte ≥ 0x80 is [`DECODE`].
@@ -52,6 +52,24 @@ pub(super) struct Repeat {
     pub first: Range<usize>,
     /// The second copy, where the rules report.
     pub second: Range<usize>,
+}
+
+/// What both rules report: a hit for every repeat that words of at least `min_chars`
+/// characters, other than the (lowercase) words in `allowed`, make.
+pub(super) fn report_repeats(
+    scans: &Scans<'_>,
+    min_chars: usize,
+    allowed: &[&str],
+    out: &mut Vec<Hit>,
+) {
+    let text = &scans.view().text;
+    out.extend(
+        scans
+            .repeats()
+            .iter()
+            .filter(|r| r.admitted(text, min_chars, allowed))
+            .map(|r| r.hit(text)),
+    );
 }
 
 impl Repeat {
