@@ -1,10 +1,12 @@
-//! The scanner behind both repeated-word rules (`cs-R13`, `en-R6`).
+//! The scan behind both repeated-word rules (`cs-R13`, `en-R6`), made once per view for
+//! both (see `shared`); each rule then applies its own minimum length and word list.
 //!
-//! Both rules look at every pair of neighbouring words, which made them half the rule
-//! time on Czech prose while they decoded every character. A repeat can only happen
-//! across a gap (spaces, tabs, no-break spaces, a soft line break), so the scanner jumps
-//! from gap to gap with a byte table, measures the word after each gap, and reuses it as
-//! the word before the next gap; characters are decoded only in non-ASCII words.
+//! A repeat can only happen across a gap (spaces, tabs, no-break spaces, a soft line
+//! break). Most views go through the bit masks of [`masks`]. A view with a character the
+//! masks do not classify goes through the character scan here, which jumps from gap to
+//! gap with a byte table, measures the word after each gap and reuses it as the word
+//! before the next, decoding characters only in non-ASCII words. The character scan is
+//! the definition the masks are tested against.
 
 use super::scan::{is_alnum, is_letter};
 use super::{Edit, Hit, Scans};
