@@ -147,7 +147,138 @@ pub trait Rule: Send + Sync + fmt::Debug {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::collections::HashSet;
+
+    /// Pieces of prose, markup the extractors leave, and characters that have broken
+    /// byte-level scans elsewhere (multi-byte letters next to ASCII, combining marks,
+    /// case mappings that change length, digits and units, quotes and dashes).
+    const NOISE: &[&str] = &[
+        "a",
+        "i",
+        "v",
+        "k",
+        "s",
+        "A",
+        "V",
+        "the",
+        "The",
+        "se",
+        "že",
+        "Že",
+        "ŽE",
+        "čas",
+        "tj.",
+        "t.",
+        "j.",
+        "T. j.",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\r",
+        "\u{a0}",
+        "\u{2028}",
+        "\u{fffc}",
+        ",",
+        ".",
+        "...",
+        ". . .",
+        "…",
+        ":",
+        ";",
+        "!",
+        "?",
+        "-",
+        " - ",
+        "–",
+        "—",
+        "\"",
+        "'",
+        "„",
+        "“",
+        "”",
+        "‚",
+        "‘",
+        "’",
+        "«",
+        "»",
+        "(",
+        ")",
+        "[",
+        "]",
+        "1",
+        "5",
+        "10",
+        "2026",
+        "5.",
+        "5.5.",
+        "50",
+        "Kč",
+        "%",
+        "km",
+        "°C",
+        "x",
+        "×",
+        "3x4",
+        "10-20",
+        "Monday",
+        "May",
+        "March",
+        "İ",
+        "i̇",
+        "ß",
+        "ǅ",
+        "K",
+        "日本",
+        "😀",
+        "\u{301}",
+        "é",
+        "#",
+        "## ",
+        "_",
+        "/",
+        "www.",
+        "https://x.cz",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// Every built-in rule, on any text: no panic, every hit and fix on character
+        /// boundaries inside the view, its fixes applicable, and the same hits whether the
+        /// rule runs alone or sharing the view's scans with the others.
+        #[test]
+        fn every_rule_reports_inside_any_text(
+            picks in proptest::collection::vec(0..NOISE.len(), 0..48),
+        ) {
+            let text: String = picks.iter().map(|&i| NOISE[i]).collect();
+            let view = example_view(&text);
+            let rules = RuleSet::builtin();
+            let scans = Scans::new(&view);
+            for rule in rules.rules() {
+                let id = &rule.meta().id;
+                let (mut alone, mut shared) = (Vec::new(), Vec::new());
+                rule.check(&view, &mut alone);
+                rule.check_in(&scans, &mut shared);
+                prop_assert_eq!(&alone, &shared, "{}", id);
+                let inside = |r: &Range<usize>| {
+                    r.start <= r.end
+                        && r.end <= view.text.len()
+                        && view.text.is_char_boundary(r.start)
+                        && view.text.is_char_boundary(r.end)
+                };
+                for hit in &alone {
+                    prop_assert!(inside(&hit.range), "{} hit {:?} in {:?}", id, hit.range, view.text);
+                    if let Some(fix) = &hit.fix {
+                        prop_assert!(inside(&fix.range), "{} fix {:?} in {:?}", id, fix.range, view.text);
+                    }
+                }
+                let edits = alone.into_iter().filter_map(|h| h.fix).collect();
+                let _ = apply_edits(&view.text, edits);
+            }
+        }
+    }
 
     /// The reference implementation's ids: reports and `byRule` keys in the field are
     /// matched by these exact strings.
