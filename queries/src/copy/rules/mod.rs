@@ -152,18 +152,27 @@ mod tests {
 
     /// Pieces of prose, markup the extractors leave, and characters that have broken
     /// byte-level scans elsewhere (multi-byte letters next to ASCII, combining marks,
-    /// case mappings that change length, digits and units, quotes and dashes).
+    /// case mappings that change length, digits and units, quotes and dashes). The first
+    /// [`DENSE`] are drawn half the time, so that repeated words, one-letter words before
+    /// a space and numbers with units come up in most texts.
     const NOISE: &[&str] = &[
-        "a",
-        "i",
+        "the",
+        " ",
+        "The",
+        "se",
         "v",
+        "a",
+        "\u{a0}",
+        "5",
+        ".",
+        "…",
+        "Kč",
+        "\n",
+        "i",
         "k",
         "s",
         "A",
         "V",
-        "the",
-        "The",
-        "se",
         "že",
         "Že",
         "ŽE",
@@ -172,20 +181,15 @@ mod tests {
         "t.",
         "j.",
         "T. j.",
-        " ",
         "  ",
         "\t",
-        "\n",
         "\r\n",
         "\r",
-        "\u{a0}",
         "\u{2028}",
         "\u{fffc}",
         ",",
-        ".",
         "...",
         ". . .",
-        "…",
         ":",
         ";",
         "!",
@@ -209,13 +213,11 @@ mod tests {
         "[",
         "]",
         "1",
-        "5",
         "10",
         "2026",
         "5.",
         "5.5.",
         "50",
-        "Kč",
         "%",
         "km",
         "°C",
@@ -242,6 +244,7 @@ mod tests {
         "www.",
         "https://x.cz",
     ];
+    const DENSE: usize = 12;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
@@ -250,7 +253,7 @@ mod tests {
         /// rule runs alone or sharing the view's scans with the others.
         #[test]
         fn every_rule_reports_inside_any_text(
-            picks in proptest::collection::vec(0..NOISE.len(), 0..48),
+            picks in proptest::collection::vec(prop_oneof![0..DENSE, 0..NOISE.len()], 0..48),
         ) {
             let text: String = picks.iter().map(|&i| NOISE[i]).collect();
             let view = example_view(&text);
