@@ -304,6 +304,10 @@ pub fn span_index(
     let (Ok(text), Some(entry)) = (file.source(db).text(), file.entry(db)) else {
         return Ok(None);
     };
+    if entry.spans.is_empty() {
+        // Nothing to place: the file's lines need not be counted.
+        return Ok(Some(SpanIndex::default()));
+    }
     SpanIndex::new(text, line_index(db, file), &entry.spans)
         .map(Some)
         .map_err(|e| FileError {
@@ -338,7 +342,9 @@ fn place<'h>(
     hits: impl Iterator<Item = Cow<'h, RawHit>>,
     count: usize,
 ) -> Vec<Placed> {
-    let Ok(views) = views(db, file) else {
+    // Most files have no hits: their lines need not be counted nor searched for the
+    // ignore marker.
+    let (true, Ok(views)) = (count > 0, views(db, file)) else {
         return Vec::new();
     };
     let text = file

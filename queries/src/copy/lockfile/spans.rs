@@ -72,7 +72,7 @@ fn check_inside(
 
 /// Language and kind by byte offset, for the span filter. Lookups are binary searches:
 /// a generated file can carry thousands of spans, and every finding asks.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SpanIndex {
     /// Sorted and disjoint, because the span list was checked.
     ranges: Vec<(Range<usize>, Kind, String)>,
