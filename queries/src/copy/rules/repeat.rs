@@ -11,6 +11,7 @@
 use super::scan::{is_alnum, is_letter};
 use super::{Edit, Hit, Scans};
 use std::ops::Range;
+use std::sync::LazyLock;
 
 /// Byte classes for the ASCII fast path; every byte ≥ 0x80 is [`DECODE`].
 const OTHER: u8 = 0;
@@ -222,33 +223,69 @@ mod masks;
 /// Whether two words are the same word: equal ignoring case, and not both capitalised
 /// (`Bora Bora` is a name).
 fn same_word(first: &str, second: &str) -> bool {
-    fn lower(s: &str) -> impl Iterator<Item = char> + '_ {
-        s.chars().flat_map(char::to_lowercase)
-    }
     // Almost every pair of neighbouring words gets here. Two ASCII words are compared
     // bytewise; anything else stops at the first differing letter and allocates nothing.
     let (a, b) = (first.as_bytes()[0], second.as_bytes()[0]);
-    if a != b {
-        if a.is_ascii() && b.is_ascii() {
-            if !a.eq_ignore_ascii_case(&b) {
-                return false;
-            }
-        } else {
-            let initial = |s: &str| s.chars().next().map(|c| c.to_lowercase().next());
-            if initial(first) != initial(second) {
-                return false;
-            }
-        }
-    }
-    if first.is_ascii() && second.is_ascii() {
-        if !first.eq_ignore_ascii_case(second) {
-            return false;
-        }
-    } else if !lower(first).eq(lower(second)) {
+    if a != b && a.is_ascii() && b.is_ascii() && !a.eq_ignore_ascii_case(&b) {
         return false;
     }
+    let same = if first.is_ascii() && second.is_ascii() {
+        first.eq_ignore_ascii_case(second)
+    } else {
+        same_letters(first, second)
+    };
     let capital = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
-    !(capital(first) && capital(second))
+    same && !(capital(first) && capital(second))
+}
+
+/// Whether the lowercase forms of `first` and `second` are equal, character by character
+/// while every character lowercases to one (as every Czech and English letter does), with
+/// the Latin letters looked up in a table; the whole lowercase sequences otherwise.
+fn same_letters(first: &str, second: &str) -> bool {
+    let (mut a, mut b) = (first.chars(), second.chars());
+    loop {
+        match (a.next(), b.next()) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if x == y => {}
+            (Some(x), Some(y)) => match (lower_one(x), lower_one(y)) {
+                (Some(p), Some(q)) if p == q => {}
+                (Some(_), Some(_)) => return false,
+                // `İ` lowercases to two characters: compare the sequences themselves.
+                _ => break,
+            },
+            // What is left on one side lowercases to at least one more character.
+            _ => return false,
+        }
+    }
+    let lower = |s: &str| s.chars().flat_map(char::to_lowercase).collect::<Vec<_>>();
+    lower(first) == lower(second)
+}
+
+/// The lowercase of `c` if it is one character.
+#[inline]
+fn lower_one(c: char) -> Option<char> {
+    /// The Latin letters' lowercase, from std's own mapping; `None` for `İ`, whose
+    /// lowercase is two characters.
+    static LATIN: LazyLock<Vec<Option<char>>> = LazyLock::new(|| {
+        (0..LATIN_END)
+            .map(|u| char::from_u32(u).and_then(single_lowercase))
+            .collect()
+    });
+    match LATIN.get(c as usize) {
+        Some(lower) => *lower,
+        None => single_lowercase(c),
+    }
+}
+
+/// Where [`lower_one`]'s table ends: Latin Extended-B.
+const LATIN_END: u32 = 0x250;
+
+fn single_lowercase(c: char) -> Option<char> {
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => Some(l),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -279,7 +316,13 @@ mod tests {
             .windows(2)
             .filter(|w| w[0].1 && w[1].1)
             .filter(|w| text[w[0].0.end..w[1].0.start].chars().all(gap))
-            .filter(|w| same_word(&text[w[0].0.clone()], &text[w[1].0.clone()]))
+            .filter(|w| {
+                // Equal ignoring case, and not a name (both capitalised).
+                let (a, b) = (&text[w[0].0.clone()], &text[w[1].0.clone()]);
+                let lower = |s: &str| s.chars().flat_map(char::to_lowercase).collect::<String>();
+                let capital = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
+                lower(a) == lower(b) && !(capital(a) && capital(b))
+            })
             .filter(|w| {
                 let lower: String = text[w[0].0.clone()]
                     .chars()
@@ -377,6 +420,18 @@ mod tests {
         ] {
             assert!(!masks::for_each_repeat(text, &mut |_| ()), "{text}");
             assert_eq!(fast(text, 1, &[]).len(), 1, "{text}");
+        }
+    }
+
+    /// The Latin table is std's lowercase wherever that is one character.
+    #[test]
+    fn the_latin_lowercase_table_is_std() {
+        for c in (0..LATIN_END + 16).filter_map(char::from_u32) {
+            let std: Vec<char> = c.to_lowercase().collect();
+            match lower_one(c) {
+                Some(l) => assert_eq!(std, [l], "{c:?}"),
+                None => assert!(std.len() > 1, "{c:?}"),
+            }
         }
     }
 
