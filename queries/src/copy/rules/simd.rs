@@ -1,12 +1,14 @@
 //! SSE2, which every x86-64 processor has, for the scans that test every byte of every
-//! view. Every intrinsic here needs nothing more, so each `unsafe` block below rests on
+//! view: the byte classes of the repeated-word scan (`repeat/masks.rs`) and the places
+//! below. Every intrinsic here needs nothing more, so each `unsafe` block below rests on
 //! that alone (and, for loads, on the bounds asserted).
 //!
 //! [`pairs`] finds the places where a byte of one kind is followed by a byte of another,
-//! which is where three rules start looking: a one-letter word before a space (`cs-R1`,
-//! `cs-R1b`) and a space before a punctuation mark (`cs-R12`, `en-R7`). In prose either
-//! kind alone is common, and testing both a byte at a time cost those rules a few cycles
-//! per byte; compared sixteen at a time, a block without a place costs a few
+//! and [`triples`] those where the byte before is of a third kind too. That is where four
+//! rules start looking: a one-letter word before a space (`cs-R1`, `cs-R1b`; not after an
+//! ASCII letter or digit) and a space before a punctuation mark (`cs-R12`, `en-R7`). In
+//! prose each kind alone is common, and testing them a byte at a time cost those rules a
+//! few cycles per byte; compared sixteen at a time, a block without a place costs a few
 //! instructions.
 
 use std::arch::x86_64::{
