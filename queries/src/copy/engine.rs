@@ -344,7 +344,10 @@ fn place<'h>(
 ) -> Vec<Placed> {
     // Most files have no hits: their lines need not be counted nor searched for the
     // ignore marker.
-    let (true, Ok(views)) = (count > 0, views(db, file)) else {
+    if count == 0 {
+        return Vec::new();
+    }
+    let Ok(views) = views(db, file) else {
         return Vec::new();
     };
     let text = file
