@@ -87,7 +87,7 @@ pub fn rule_table(config: &Config) -> Result<RuleTable, Failure> {
 struct Scanned {
     stat: Stat,
     hash: ContentHash,
-    bytes: Option<Vec<u8>>,
+    source: Option<Source>,
     /// The hash was computed from the bytes this run (so the stat index learns it).
     read: bool,
 }
@@ -103,16 +103,18 @@ fn scan_one(
         return Ok(Scanned {
             stat,
             hash,
-            bytes: None,
+            source: None,
             read: false,
         });
     }
     let bytes = read_sized(&ws.root.join(path), stat.size)
         .map_err(|e| Failure::new(format!("{path}: {e}")))?;
+    // Hashed as the engine's input: the engine reads the hash from it.
+    let source = Source::new(bytes);
     Ok(Scanned {
         stat,
-        hash: ContentHash::of(&bytes),
-        bytes: Some(bytes),
+        hash: source.hash(),
+        source: Some(source),
         read: true,
     })
 }
@@ -333,17 +335,19 @@ pub fn audit(
                         Origin::SameAs,
                     ),
                     Taken::Missing => {
-                        let bytes = match scanned.bytes.take() {
-                            Some(b) => b,
-                            None => fs::read(ws.root.join(&path))
-                                .map_err(|e| Failure::new(format!("{path}: {e}")))?,
+                        let source = match scanned.source.take() {
+                            Some(s) => s,
+                            None => Source::new(
+                                fs::read(ws.root.join(&path))
+                                    .map_err(|e| Failure::new(format!("{path}: {e}")))?,
+                            ),
                         };
                         let db = db.get_or_insert_with(|| setup.database());
                         let file = SourceFile::new(
                             db,
                             path.clone(),
                             Format::from_path(&path),
-                            Source::new(bytes),
+                            source,
                             lock.take_entry(&path, info.is_some())?,
                         );
                         (engine::report_once(db, file), Origin::Engine)
@@ -553,7 +557,7 @@ fn list_unsegmented(
         .zip(known)
         .map(|((p, stat), known)| {
             let mut s = scan_one(ws, p, *stat, known)?;
-            s.bytes = None; // only the hash matters here
+            s.source = None; // only the hash matters here
             Ok(s)
         })
         .collect::<Result<_, Failure>>()?;

@@ -131,9 +131,12 @@ pub struct FileReport {
     pub error: Option<FileError>,
 }
 
+/// The file's SHA-256, which its [`Source`] carries: the bytes are hashed once, when the
+/// shell reads them for the lockfile and the caches. A query still, so that equal bytes
+/// set again stop here and `entry_state` is reused.
 #[salsa::tracked(returns(copy))]
 pub fn content_hash(db: &dyn salsa::Database, file: SourceFile) -> ContentHash {
-    ContentHash::of(file.source(db).bytes())
+    file.source(db).hash()
 }
 
 #[salsa::tracked(returns(copy))]
