@@ -398,6 +398,7 @@ impl Caches {
         if let (Some((lock, prompt_outdated)), Some(summary)) =
             (self.lock_summary_wanted.take(), summary)
         {
+            let _phase = crate::timings::phase("  save the lockfile summary");
             let mut entries: Vec<_> = summary.iter().collect();
             entries.par_sort_unstable_by(|a, b| a.0.cmp(b.0));
             self.write(
@@ -410,6 +411,7 @@ impl Caches {
             );
         }
         if !self.new_stats.is_empty() {
+            let _phase = crate::timings::phase("  save the stat index");
             // The old entries (those of files this run did not read, and of files outside
             // its `--paths`) merged with the new, both sorted by path, as they are written.
             self.new_stats.sort_by(|a, b| a.0.cmp(&b.0));
@@ -419,6 +421,7 @@ impl Caches {
             };
             self.write(STAT_FILE, &merged);
         }
+        let _phase = crate::timings::phase("  save the findings shards");
         let mut fresh_by_shard: Vec<Vec<Key>> = vec![Vec::new(); SHARDS];
         for k in std::mem::take(&mut self.fresh) {
             fresh_by_shard[shard_of(&k.0)].push(k);
