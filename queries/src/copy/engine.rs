@@ -14,7 +14,7 @@
 
 use crate::copy::extract::{self, Format};
 use crate::copy::lockfile::{Entry, Kind, SpanIndex};
-use crate::copy::rules::{Hit, RuleSet, Scans, Severity};
+use crate::copy::rules::{Hit, RuleSet, Scans, Severity, Triggers};
 pub use crate::copy::source::{FileError, Source};
 use crate::copy::view::View;
 use crate::hash::ContentHash;
@@ -253,7 +253,12 @@ fn find_hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<Vec<RawHit>> {
     };
     let rules = Settings::get(db).rules(db);
     let languages = languages(db, file);
-    let active: Vec<(usize, &std::sync::Arc<dyn crate::copy::rules::Rule>)> = rules
+    type Active<'r> = (
+        usize,
+        &'r std::sync::Arc<dyn crate::copy::rules::Rule>,
+        Triggers,
+    );
+    let active: Vec<Active<'_>> = rules
         .set
         .rules()
         .iter()
@@ -262,13 +267,18 @@ fn find_hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<Vec<RawHit>> {
             let scoped = &r.meta().languages;
             scoped.is_empty() || scoped.iter().any(|l| languages.contains(l))
         })
+        .map(|(i, r)| (i, r, r.triggers()))
         .collect();
     let check = |first: usize, views: &[View]| {
         let mut out = Vec::new();
         let mut buf = Vec::new();
         for (vi, view) in (first..).zip(views) {
             let scans = Scans::new(view);
-            for &(ri, rule) in &active {
+            let present = scans.triggers();
+            for &(ri, rule, triggers) in &active {
+                if !triggers.intersects(present) {
+                    continue;
+                }
                 rule.check_in(&scans, &mut buf);
                 if !buf.is_empty() {
                     out.extend(buf.drain(..).map(|hit| RawHit {

@@ -8,7 +8,7 @@
 //! alphanumeric or a full stop glued before it). Reported at the `t`.
 
 use super::scan::{MetaSource, NBSP, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -78,6 +78,10 @@ impl Rule for TjAbbreviation {
                 anchor: None,
             });
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::J_DOT
     }
 }
 

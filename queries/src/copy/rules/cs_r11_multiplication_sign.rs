@@ -11,7 +11,7 @@
 //! ("three times") needs no sign and does not fire.
 
 use super::scan::{MetaSource, NBSP, digits_after, digits_before, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -91,11 +91,8 @@ impl Rule for MultiplicationSign {
         }
     }
 
-    /// Nothing without a digit: skips the scan on most views.
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
-        if scans.has_digit() {
-            self.check(scans.view(), out);
-        }
+    fn triggers(&self) -> Triggers {
+        Triggers::DIGIT
     }
 }
 

@@ -16,7 +16,7 @@
 //! spans that happened to hold a Czech name; this rule is Czech only.
 
 use super::scan::{MetaSource, copyable, has_czech_diacritic, lines};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -80,6 +80,10 @@ impl Rule for Quotes {
                 });
             }
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::DOUBLE_QUOTE
     }
 }
 

@@ -16,7 +16,7 @@
 //! content is a faithful copy of the source.
 
 use super::scan::{MetaSource, copyable, has_czech_diacritic};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -95,6 +95,10 @@ impl Rule for EnglishQuotes {
                 _ => {}
             }
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::CLOSING_QUOTE
     }
 }
 

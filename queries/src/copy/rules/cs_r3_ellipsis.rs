@@ -8,7 +8,7 @@
 //! fires as well; the reference implementation missed it.
 
 use super::scan::{MetaSource, NBSP};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -50,6 +50,10 @@ impl Rule for Ellipsis {
         for_each_ellipsis(&view.text, true, |range| {
             out.push(ellipsis_hit(range));
         });
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::DOTS
     }
 }
 

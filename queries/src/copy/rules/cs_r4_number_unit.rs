@@ -14,7 +14,7 @@
 //! rule, like the reference implementation, fires on both.
 
 use super::scan::{MetaSource, NBSP, next_char};
-use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 /// Longest first where one unit is a prefix of another (`MBit` before `MB`).
@@ -101,11 +101,8 @@ impl Rule for NumberUnit {
         }
     }
 
-    /// Nothing without a digit: skips the scan on most views.
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
-        if scans.has_digit() {
-            self.check(scans.view(), out);
-        }
+    fn triggers(&self) -> Triggers {
+        Triggers::DIGIT
     }
 }
 

@@ -23,7 +23,7 @@
 //! a noun an ordinary one, and which one is meant is the author's call.
 
 use super::scan::{MetaSource, OBJECT, prev_char};
-use super::{Hit, Rule, RuleMeta, Scans, Severity};
+use super::{Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -126,11 +126,8 @@ impl Rule for OrdinalSpace {
         }
     }
 
-    /// Nothing without a digit: skips the scan on most views.
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
-        if scans.has_digit() {
-            self.check(scans.view(), out);
-        }
+    fn triggers(&self) -> Triggers {
+        Triggers::DIGIT
     }
 }
 

@@ -17,7 +17,7 @@
 //!   a leading zero (`2026-04`) a year and month; neither fires.
 
 use super::scan::{MetaSource, NBSP, digits_after, digits_before, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -71,6 +71,10 @@ impl Rule for Dash {
             };
             out.push(en_dash_hit(h, message));
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::HYPHEN
     }
 }
 

@@ -12,7 +12,7 @@
 //! Reported at the first digit of the day.
 
 use super::scan::{MetaSource, NBSP, copyable, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -85,11 +85,8 @@ impl Rule for DateSpacing {
         }
     }
 
-    /// Nothing without a digit: skips the scan on most views.
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
-        if scans.has_digit() {
-            self.check(scans.view(), out);
-        }
+    fn triggers(&self) -> Triggers {
+        Triggers::DIGIT
     }
 }
 

@@ -8,7 +8,7 @@
 
 use super::cs_r3_ellipsis::{ellipsis_hit, for_each_ellipsis};
 use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Severity};
+use super::{Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -47,6 +47,10 @@ impl Rule for Ellipsis {
 
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         for_each_ellipsis(&view.text, false, |range| out.push(ellipsis_hit(range)));
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::DOTS
     }
 }
 

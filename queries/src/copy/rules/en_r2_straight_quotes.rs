@@ -14,7 +14,7 @@
 //! content is a faithful copy of the source (no decoded escape, no code span).
 
 use super::scan::{MetaSource, copyable, lines, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -82,6 +82,10 @@ impl Rule for StraightQuotes {
                 }
             }
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::DOUBLE_QUOTE
     }
 }
 

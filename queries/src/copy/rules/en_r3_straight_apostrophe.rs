@@ -10,7 +10,7 @@
 //! harmless in technical prose, and many projects keep them on purpose.
 
 use super::scan::{MetaSource, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -64,6 +64,10 @@ impl Rule for StraightApostrophe {
                 });
             }
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::APOSTROPHE
     }
 }
 

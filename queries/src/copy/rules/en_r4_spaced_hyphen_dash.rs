@@ -11,7 +11,7 @@
 
 use super::cs_r6_dash::{en_dash_hit, is_spaced_dash};
 use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Severity};
+use super::{Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -61,6 +61,10 @@ impl Rule for SpacedHyphenDash {
                 ));
             }
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::HYPHEN
     }
 }
 

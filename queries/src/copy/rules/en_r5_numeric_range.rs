@@ -12,7 +12,7 @@
 
 use super::cs_r6_dash::{en_dash_hit, is_numeric_range};
 use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Scans, Severity};
+use super::{Hit, Rule, RuleMeta, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -63,11 +63,8 @@ impl Rule for NumericRange {
         }
     }
 
-    /// Nothing without a digit: skips the scan on most views.
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
-        if scans.has_digit() {
-            self.check(scans.view(), out);
-        }
+    fn triggers(&self) -> Triggers {
+        Triggers::HYPHEN
     }
 }
 

@@ -21,6 +21,7 @@ mod set;
 mod shared;
 #[cfg(target_arch = "x86_64")]
 mod simd;
+mod triggers;
 
 pub mod cs_r10_tj_abbreviation;
 pub mod cs_r11_multiplication_sign;
@@ -50,6 +51,7 @@ pub use custom::CustomRuleSpec;
 pub use self_test::{SelfTestFailure, apply_edits, example_view, self_test};
 pub use set::{RuleConfigError, RuleSet};
 pub use shared::Scans;
+pub use triggers::Triggers;
 
 use crate::copy::view::View;
 use std::fmt;
@@ -141,6 +143,12 @@ pub trait Rule: Send + Sync + fmt::Debug {
     /// A rule whose work is one of the [shared scans](Scans) takes it from there.
     fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
         self.check(scans.view(), out);
+    }
+
+    /// What a view must hold for this rule to hit it: the engine skips the rule on views
+    /// without any of these (see [`Triggers`]). Never more than necessary.
+    fn triggers(&self) -> Triggers {
+        Triggers::ANY
     }
 }
 
@@ -249,8 +257,9 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
         /// Every built-in rule, on any text: no panic, every hit and fix on character
-        /// boundaries inside the view, its fixes applicable, and the same hits whether the
-        /// rule runs alone or sharing the view's scans with the others.
+        /// boundaries inside the view, its fixes applicable, the same hits whether the
+        /// rule runs alone or sharing the view's scans with the others, and no hit in a
+        /// view without one of its triggers (which the engine would skip).
         #[test]
         fn every_rule_reports_inside_any_text(
             picks in proptest::collection::vec(prop_oneof![0..DENSE, 0..NOISE.len()], 0..48),
@@ -265,6 +274,10 @@ mod tests {
                 rule.check(&view, &mut alone);
                 rule.check_in(&scans, &mut shared);
                 prop_assert_eq!(&alone, &shared, "{}", id);
+                prop_assert!(
+                    alone.is_empty() || rule.triggers().intersects(scans.triggers()),
+                    "{} hit {:?} without its triggers", id, view.text
+                );
                 let inside = |r: &Range<usize>| {
                     r.start <= r.end
                         && r.end <= view.text.len()
@@ -297,6 +310,21 @@ mod tests {
         "cs-R8-english-day-month",
         "en-R1-ellipsis",
     ];
+
+    /// The examples a rule must fire on hold one of its triggers: a check of the
+    /// triggers against texts written to hit, beside the property test's random ones.
+    #[test]
+    fn every_bad_example_holds_a_trigger_of_its_rule() {
+        for rule in RuleSet::builtin().rules() {
+            for bad in &rule.meta().bad {
+                assert!(
+                    rule.triggers().intersects(Triggers::of(bad)),
+                    "{}: {bad:?}",
+                    rule.meta().id
+                );
+            }
+        }
+    }
 
     #[test]
     fn builtin_rules_pass_their_own_examples() {

@@ -2,7 +2,7 @@
 //! severity overrides and the project's custom regex rules.
 
 use super::custom::{CustomRule, CustomRuleSpec};
-use super::{Hit, Rule, RuleMeta, Scans, Severity};
+use super::{Hit, Rule, RuleMeta, Scans, Severity, Triggers};
 use super::{
     cs_r1_nbsp_prep, cs_r1b_nbsp_conjunction, cs_r2_quotes, cs_r2b_english_quotes, cs_r3_ellipsis,
     cs_r4_number_unit, cs_r5_ordinal_space, cs_r6_dash, cs_r7_sentence_case_heading,
@@ -163,6 +163,10 @@ impl Rule for Releveled {
 
     fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
         self.inner.check_in(scans, out);
+    }
+
+    fn triggers(&self) -> Triggers {
+        self.inner.triggers()
     }
 }
 

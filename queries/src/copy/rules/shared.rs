@@ -9,14 +9,15 @@
 //! the same [`Scans`]: a scan runs when the first rule asks for it, and the next rule
 //! filters the kept candidates for its own language, letters or word list. Candidates are
 //! rare in prose (a repeated word, a misplaced space), so keeping them costs next to
-//! nothing; the scan is what costs. The five rules about numbers share one question
-//! instead: whether the view has a digit at all.
+//! nothing; the scan is what costs. The rules that need a rare byte share one pass that
+//! finds all of them: the view's [`Triggers`].
 
 use super::cs_r1_nbsp_prep::{PREPOSITIONS, for_each_standalone};
 use super::cs_r1b_nbsp_conjunction::CONJUNCTIONS;
 use super::en_r7_space_before_punctuation::for_each_space_before;
 use super::repeat::{Repeat, for_each_repeat};
 use super::scan::ByteSet;
+use super::triggers::Triggers;
 use crate::copy::view::View;
 use std::cell::OnceCell;
 use std::ops::Range;
@@ -27,7 +28,7 @@ pub struct Scans<'v> {
     repeats: OnceCell<Vec<Repeat>>,
     standalone: OnceCell<Vec<(usize, Range<usize>)>>,
     spaces_before: OnceCell<Vec<(Range<usize>, char)>>,
-    has_digit: OnceCell<bool>,
+    triggers: OnceCell<Triggers>,
 }
 
 /// Every one-letter word either no-break rule looks for: `cs-R1`'s prepositions and
@@ -43,21 +44,13 @@ impl<'v> Scans<'v> {
             repeats: OnceCell::new(),
             standalone: OnceCell::new(),
             spaces_before: OnceCell::new(),
-            has_digit: OnceCell::new(),
+            triggers: OnceCell::new(),
         }
     }
 
-    /// Whether the view has an ASCII digit. Five rules are about numbers, and most views
-    /// have none: one pass over the view (which the compiler vectorises, since nothing in
-    /// a block of 32 bytes stops early) spares each of them its own scan.
-    pub(super) fn has_digit(&self) -> bool {
-        *self.has_digit.get_or_init(|| {
-            self.view
-                .text
-                .as_bytes()
-                .chunks(32)
-                .any(|block| block.iter().fold(false, |any, b| any | b.is_ascii_digit()))
-        })
+    /// The view's [`Triggers`]: which rules can hit it at all.
+    pub fn triggers(&self) -> Triggers {
+        *self.triggers.get_or_init(|| Triggers::of(&self.view.text))
     }
 
     pub fn view(&self) -> &'v View {
