@@ -223,77 +223,20 @@ fn all_set(mask: &[u64], from: usize, to: usize) -> bool {
     })
 }
 
-/// The runs of set bits of a mask — the words of the word mask — as `(start, end)`, in
-/// order: starts and ends alternate, and each 64-bit word gives its own at once.
-struct Runs<'m> {
-    mask: &'m [u64],
-    len: usize,
-    /// The word of the next start, and its starts not yet taken.
-    start_word: usize,
-    starts: u64,
-    /// The same for the ends.
-    end_word: usize,
-    ends: u64,
-}
-
-impl<'m> Runs<'m> {
-    fn new(mask: &'m [u64], len: usize) -> Self {
-        let mut runs = Runs {
-            mask,
-            len,
-            start_word: 0,
-            starts: 0,
-            end_word: 0,
-            ends: 0,
-        };
-        if !mask.is_empty() {
-            (runs.starts, runs.ends) = (runs.starts_in(0), runs.ends_in(0));
+/// Where the run of set bits that holds bit `from` ends: the first clear bit after it,
+/// or `len`.
+#[inline]
+fn run_end(mask: &[u64], from: usize, len: usize) -> usize {
+    let mut k = from / 64;
+    let mut clear = !mask[k] & (!0u64 << (from % 64));
+    while clear == 0 {
+        k += 1;
+        if k == mask.len() {
+            return len;
         }
-        runs
+        clear = !mask[k];
     }
-
-    /// Word `k` shifted up by one, with the last bit of the word before shifted in.
-    fn shifted(&self, k: usize) -> u64 {
-        let carry = if k == 0 { 0 } else { self.mask[k - 1] >> 63 };
-        (self.mask[k] << 1) | carry
-    }
-
-    fn starts_in(&self, k: usize) -> u64 {
-        self.mask[k] & !self.shifted(k)
-    }
-
-    /// Positions right after a run: clear, with the bit before set.
-    fn ends_in(&self, k: usize) -> u64 {
-        !self.mask[k] & self.shifted(k)
-    }
-}
-
-impl Iterator for Runs<'_> {
-    type Item = (usize, usize);
-
-    #[inline]
-    fn next(&mut self) -> Option<(usize, usize)> {
-        while self.starts == 0 {
-            self.start_word += 1;
-            if self.start_word >= self.mask.len() {
-                return None;
-            }
-            self.starts = self.starts_in(self.start_word);
-        }
-        let start = self.start_word * 64 + self.starts.trailing_zeros() as usize;
-        self.starts &= self.starts - 1;
-        while self.ends == 0 {
-            self.end_word += 1;
-            if self.end_word >= self.mask.len() {
-                // The run reaches the end of the text.
-                return Some((start, self.len));
-            }
-            self.ends = self.ends_in(self.end_word);
-        }
-        let end = self.end_word * 64 + self.ends.trailing_zeros() as usize;
-        self.ends &= self.ends - 1;
-        Some((start, end.min(self.len)))
-    }
+    (k * 64 + clear.trailing_zeros() as usize).min(len)
 }
 
 /// [`super::for_each_repeat`] on masks; false, having called nothing, if the text has
@@ -317,25 +260,38 @@ pub(super) fn for_each_repeat(text: &str, f: &mut impl FnMut(Repeat)) -> bool {
     }
     let digits = digit.iter().any(|&d| d != 0);
     let letters = |start, end| !digits || !any_set(digit, start, end);
-    // The word before: its range and first byte.
-    let mut previous: Option<(usize, usize, u8)> = None;
-    for (start, end) in Runs::new(word, bytes.len()) {
-        let a = bytes[start];
-        if let Some((p_start, p_end, b)) = previous
-            // Two words whose first bytes are ASCII and differ in more than case are
-            // different words: the test almost every pair ends at.
-            && ((a | 0x20) == (b | 0x20) || a >= 0x80 || b >= 0x80)
-            && all_set(gap, p_end, start)
-            && letters(p_start, p_end)
-            && letters(start, end)
-            && same_word(&text[p_start..p_end], &text[start..end])
-        {
-            f(Repeat {
-                first: p_start..p_end,
-                second: start..end,
-            });
+    let len = bytes.len();
+    // The start and first byte of the word before. Only word starts are visited, a set
+    // bit at a time; a word's end is looked up only when its first byte matches.
+    let mut previous: Option<(usize, u8)> = None;
+    let mut carry = 0u64;
+    for (k, &w) in word.iter().enumerate() {
+        let mut starts = w & !((w << 1) | carry);
+        carry = w >> 63;
+        while starts != 0 {
+            let start = k * 64 + starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            let a = bytes[start];
+            if let Some((p_start, b)) = previous
+                // Two words whose first bytes are ASCII and differ in more than case are
+                // different words: the test almost every pair ends at.
+                && ((a | 0x20) == (b | 0x20) || a >= 0x80 || b >= 0x80)
+            {
+                let p_end = run_end(word, p_start, len);
+                let end = run_end(word, start, len);
+                if all_set(gap, p_end, start)
+                    && letters(p_start, p_end)
+                    && letters(start, end)
+                    && same_word(&text[p_start..p_end], &text[start..end])
+                {
+                    f(Repeat {
+                        first: p_start..p_end,
+                        second: start..end,
+                    });
+                }
+            }
+            previous = Some((start, a));
         }
-        previous = Some((start, end, a));
     }
     true
 }
@@ -346,9 +302,10 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// Runs, and the range tests, agree with the bits one by one, across word edges.
+        /// The run ends and the range tests agree with the bits one by one, across word
+        /// edges.
         #[test]
-        fn runs_and_ranges_are_the_bits_one_by_one(
+        fn run_ends_and_ranges_are_the_bits_one_by_one(
             bits in proptest::collection::vec(any::<bool>(), 0..300),
             from in 0usize..300,
             width in 1usize..140,
@@ -358,20 +315,10 @@ mod tests {
             for (i, _) in bits.iter().enumerate().filter(|(_, b)| **b) {
                 mask[i / 64] |= 1 << (i % 64);
             }
-            let mut expected = Vec::new();
-            let mut i = 0;
-            while i < len {
-                if bits[i] {
-                    let start = i;
-                    while i < len && bits[i] {
-                        i += 1;
-                    }
-                    expected.push((start, i));
-                } else {
-                    i += 1;
-                }
+            for start in (0..len).filter(|&i| bits[i]) {
+                let end = (start..len).find(|&i| !bits[i]).unwrap_or(len);
+                prop_assert_eq!(run_end(&mask, start, len), end);
             }
-            prop_assert_eq!(Runs::new(&mask, len).collect::<Vec<_>>(), expected);
             if from < len {
                 let to = (from + width).min(len);
                 prop_assert_eq!(any_set(&mask, from, to), bits[from..to].iter().any(|b| *b));
