@@ -274,8 +274,11 @@ pub(super) fn for_each_repeat(text: &str, f: &mut impl FnMut(Repeat)) -> bool {
             let a = bytes[start];
             if let Some((p_start, b)) = previous
                 // Two words whose first bytes are ASCII and differ in more than case are
-                // different words: the test almost every pair ends at.
-                && ((a | 0x20) == (b | 0x20) || a >= 0x80 || b >= 0x80)
+                // different words: the test almost every pair ends at. So are two words of
+                // which only one starts with an ASCII letter: no letter these masks take
+                // lowercases to an ASCII letter but the ASCII ones (`İ` lowercases to `i`
+                // and a combining dot, which the masks leave to the character scan).
+                && ((a | 0x20) == (b | 0x20) || (a >= 0x80 && b >= 0x80))
             {
                 let p_end = run_end(word, p_start, len);
                 let end = run_end(word, start, len);
