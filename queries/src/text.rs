@@ -75,19 +75,25 @@ impl LineIndex {
     /// characters is the end of the line; anything further is `None`.
     pub fn offset(&self, text: &str, at: LineCol) -> Option<usize> {
         let range = self.line_range(text, at.line)?;
-        let want = at.column.checked_sub(1)? as usize;
-        let line = &text[range.clone()];
-        if want == 0 {
-            return Some(range.start);
-        }
-        let mut seen = 0;
-        for (i, _) in line.char_indices() {
-            if seen == want {
-                return Some(range.start + i);
+        let line = &text.as_bytes()[range.clone()];
+        // Characters to skip. Each is at least a byte, so the next `left` bytes hold at
+        // most `left` character starts: they are counted in bulk (a paragraph is one
+        // line, and every span of it asks), and the rest are looked for after them.
+        let mut left = at.column.checked_sub(1)? as usize;
+        let mut at = 0;
+        while left > 0 {
+            if at == line.len() {
+                return None;
             }
-            seen += 1;
+            let take = left.min(line.len() - at);
+            left -= count_chars(&line[at..at + take]);
+            at += take;
+            // The continuation bytes of the last character counted.
+            while at < line.len() && (line[at] as i8) < -0x40 {
+                at += 1;
+            }
         }
-        (seen == want).then_some(range.end)
+        Some(range.start + at)
     }
 }
 
@@ -127,6 +133,34 @@ mod tests {
         );
         assert_eq!(idx.offset(text, LineCol { line: 3, column: 2 }), Some(x));
         assert_eq!(idx.line_count(), 4);
+    }
+
+    proptest::proptest! {
+        /// The offset of every column of every line, and of the columns past its end, is
+        /// where counting the line's characters one by one gets.
+        #[test]
+        fn offsets_are_the_characters_counted_one_by_one(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(&["a", "ž", "😀", "\n", "\r\n", "ab", "日本"][..]),
+                0..40,
+            ),
+        ) {
+            let text: String = pieces.concat();
+            let idx = LineIndex::new(&text);
+            for line in 1..=idx.line_count() + 1 {
+                let range = idx.line_range(&text, line);
+                for column in 0..50u32 {
+                    let expected = range.clone().and_then(|r| {
+                        let starts = text[r.clone()]
+                            .char_indices()
+                            .map(|(i, _)| r.start + i)
+                            .chain([r.end]);
+                        starts.enumerate().find(|&(k, _)| k + 1 == column as usize).map(|(_, o)| o)
+                    });
+                    proptest::prop_assert_eq!(idx.offset(&text, LineCol { line, column }), expected);
+                }
+            }
+        }
     }
 
     #[test]

@@ -221,13 +221,19 @@ pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String>
             if matches!(kind, Kind::Code | Kind::Data) {
                 continue;
             }
-            if language != "unknown" {
-                out.insert(language.to_string());
+            // Looked up before it is copied: most spans repeat a language already in.
+            let language = if language != "unknown" {
+                language
             } else if unknown_default {
-                out.insert(default.clone());
+                default.as_str()
+            } else {
+                continue;
+            };
+            if !out.contains(language) {
+                out.insert(language.to_string());
             }
         }
-        if !covered {
+        if !covered && !out.contains(default) {
             out.insert(default.clone());
         }
     }

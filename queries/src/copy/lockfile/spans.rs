@@ -45,6 +45,10 @@ fn check_inside(
     i: usize,
     span: &Span,
 ) -> Result<Range<usize>, LockfileError> {
+    // The span fits (the common case): its range is all there is to know.
+    if let Some(range) = span_range(text, index, span) {
+        return Ok(range);
+    }
     let fail = |message: String| LockfileError {
         span: Some(i),
         span_start: Some(span.start()),
@@ -66,16 +70,19 @@ fn check_inside(
             )));
         }
     }
-    span_range(text, index, span)
-        .ok_or_else(|| fail("the span does not lie inside the file".to_owned()))
+    Err(fail("the span does not lie inside the file".to_owned()))
 }
 
 /// Language and kind by byte offset, for the span filter. Lookups are binary searches:
 /// a generated file can carry thousands of spans, and every finding asks.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SpanIndex {
-    /// Sorted and disjoint, because the span list was checked.
-    ranges: Vec<(Range<usize>, Kind, String)>,
+    /// Sorted and disjoint, because the span list was checked; each with its language's
+    /// index in `languages`.
+    ranges: Vec<(Range<usize>, Kind, u32)>,
+    /// The languages, each once, in order of first use: a file has a few, and its spans
+    /// (thousands in a generated file) need not own a copy each.
+    languages: Vec<String>,
 }
 
 impl SpanIndex {
@@ -83,15 +90,27 @@ impl SpanIndex {
     /// edit can make an entry whose hash matches describe lines the file does not have.
     pub fn new(text: &str, index: &LineIndex, spans: &[Span]) -> Result<SpanIndex, LockfileError> {
         check_span_list(spans)?;
+        let mut languages: Vec<String> = Vec::new();
         let ranges = spans
             .iter()
             .enumerate()
             .map(|(i, span)| {
                 let range = check_inside(text, index, i, span)?;
-                Ok((range, span.kind, span.language.clone()))
+                let language = match languages.iter().position(|l| *l == span.language) {
+                    Some(at) => at,
+                    None => {
+                        languages.push(span.language.clone());
+                        languages.len() - 1
+                    }
+                };
+                Ok((range, span.kind, language as u32))
             })
             .collect::<Result<_, LockfileError>>()?;
-        Ok(SpanIndex { ranges })
+        Ok(SpanIndex { ranges, languages })
+    }
+
+    fn language(&self, at: u32) -> &str {
+        &self.languages[at as usize]
     }
 
     /// The kind and language of the span covering byte `offset`; `None` in a gap.
@@ -100,7 +119,7 @@ impl SpanIndex {
         let (range, kind, language) = &self.ranges[i.checked_sub(1)?];
         range
             .contains(&offset)
-            .then_some((*kind, language.as_str()))
+            .then_some((*kind, self.language(*language)))
     }
 
     /// The spans overlapping byte range `range`, in file order, and whether they cover all
@@ -123,14 +142,17 @@ impl SpanIndex {
             at = at.max(r.end);
         }
         covered &= at >= range.end;
-        (hits.iter().map(|(_, k, l)| (*k, l.as_str())), covered)
+        (
+            hits.iter().map(|(_, k, l)| (*k, self.language(*l))),
+            covered,
+        )
     }
 
     /// The spans as byte ranges, in file order.
     pub fn iter(&self) -> impl Iterator<Item = (Range<usize>, Kind, &str)> {
         self.ranges
             .iter()
-            .map(|(r, k, l)| (r.clone(), *k, l.as_str()))
+            .map(|(r, k, l)| (r.clone(), *k, self.language(*l)))
     }
 
     pub fn len(&self) -> usize {
