@@ -293,15 +293,26 @@ impl<'de> Visitor<'de> for SpansSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Span>, A::Error> {
-        let mut spans = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        // The spans are gathered in this thread's scratch vector and then moved into one
+        // of their exact length: a vector grown span by span holds a third more than it
+        // needs and leaves the smaller ones it outgrew behind, and a large lockfile's
+        // spans are most of its memory (fresh memory that the kernel must clear first).
+        thread_local! {
+            static SCRATCH: Cell<Vec<Span>> = const { Cell::new(Vec::new()) };
+        }
+        let mut scratch = SCRATCH.take();
+        scratch.clear();
         loop {
-            self.0.span.set(Some(spans.len()));
+            self.0.span.set(Some(scratch.len()));
             match seq.next_element::<Span>()? {
-                Some(span) => spans.push(span),
+                Some(span) => scratch.push(span),
                 None => break,
             }
         }
         self.0.span.set(None);
+        let mut spans = Vec::with_capacity(scratch.len());
+        spans.append(&mut scratch);
+        SCRATCH.set(scratch);
         Ok(spans)
     }
 }
