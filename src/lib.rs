@@ -19,6 +19,7 @@ impl Failure {
 pub mod config;
 pub mod copy_audit;
 pub mod fsutil;
+pub mod memory;
 pub mod progress;
 pub mod soil_lock;
 pub mod statcache;
