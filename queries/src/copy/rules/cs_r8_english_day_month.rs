@@ -17,7 +17,6 @@
 use super::scan::MetaSource;
 use super::{Hit, Rule, RuleMeta, Severity};
 use crate::copy::view::View;
-use aho_corasick::{AhoCorasick, MatchKind};
 
 const NAMES: [(&str, &str); 19] = [
     ("Monday", "pondělí"),
@@ -41,23 +40,31 @@ const NAMES: [(&str, &str); 19] = [
     ("December", "prosinec"),
 ];
 
-/// Matches the names as whole words, like the reference's `\b(?:Monday|…)\b`: the names
-/// are found as literals, and a match with a word character (`\w`, as regular expressions
-/// define it) on either side is dropped. A dropped match hides no other, since every name
-/// has its only capital first. (A regular expression did the same at twice the cost:
-/// most of its time on short views went to preparing each search.)
+/// For each capital `A`…`Z`, the names (bit `i` for `NAMES[i]`) that begin with it.
+const BY_INITIAL: [u32; 26] = {
+    let mut table = [0u32; 26];
+    let mut i = 0;
+    while i < NAMES.len() {
+        table[(NAMES[i].0.as_bytes()[0] - b'A') as usize] |= 1 << i;
+        i += 1;
+    }
+    table
+};
+
+/// Matches the names as whole words, like the reference's `\b(?:Monday|…)\b`: a name is
+/// looked for wherever an ASCII capital is followed by a lowercase ASCII letter, as every
+/// name begins, and a match with a word character (`\w`, as regular expressions define
+/// it) on either side is dropped. Every name has its only capital first, so no match
+/// hides another. (A regular expression, and then a multi-literal searcher, did the same
+/// at up to twice the cost: on short views their searches ran a byte at a time through
+/// an automaton. Capitals are found sixteen bytes at a time.)
 #[derive(Debug)]
 pub struct EnglishDayMonth {
     meta: RuleMeta,
-    names: AhoCorasick,
 }
 
 impl EnglishDayMonth {
     pub fn new() -> Self {
-        let names = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(NAMES.iter().map(|(en, _)| en))
-            .expect("a few literal names build a searcher");
         EnglishDayMonth {
             meta: MetaSource {
                 id: "cs-R8-english-day-month",
@@ -73,7 +80,6 @@ impl EnglishDayMonth {
                 fixable: false,
             }
             .build(),
-            names,
         }
     }
 }
@@ -91,18 +97,52 @@ impl Rule for EnglishDayMonth {
 
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
+        let bytes = text.as_bytes();
         let word = |c: Option<char>| c.is_some_and(regex_syntax::is_word_character);
-        for m in self.names.find_iter(text) {
-            if word(text[..m.start()].chars().next_back()) || word(text[m.end()..].chars().next()) {
-                continue;
+        capitalised(bytes, |at| {
+            let mut names = BY_INITIAL[usize::from(bytes[at] - b'A')];
+            let (en, czech) = loop {
+                if names == 0 {
+                    return;
+                }
+                let (en, czech) = NAMES[names.trailing_zeros() as usize];
+                if bytes[at..].starts_with(en.as_bytes()) {
+                    break (en, czech);
+                }
+                names &= names - 1;
+            };
+            let end = at + en.len();
+            if word(text[..at].chars().next_back()) || word(text[end..].chars().next()) {
+                return;
             }
-            let (en, czech) = NAMES[m.pattern().as_usize()];
             out.push(Hit {
-                range: m.range(),
+                range: at..end,
                 message: format!("English name “{en}” in Czech text: use “{czech}”"),
                 fix: None,
                 anchor: None,
             });
+        });
+    }
+}
+
+/// Where an ASCII capital is followed by a lowercase ASCII letter, in order.
+#[cfg(target_arch = "x86_64")]
+fn capitalised(bytes: &[u8], f: impl FnMut(usize)) {
+    use super::simd::{pairs, within};
+    pairs(
+        bytes,
+        |v| within(v, b'A', b'Z'),
+        |v| within(v, b'a', b'z'),
+        f,
+    );
+}
+
+/// Where an ASCII capital is followed by a lowercase ASCII letter, in order.
+#[cfg(not(target_arch = "x86_64"))]
+fn capitalised(bytes: &[u8], mut f: impl FnMut(usize)) {
+    for (i, pair) in bytes.windows(2).enumerate() {
+        if pair[0].is_ascii_uppercase() && pair[1].is_ascii_lowercase() {
+            f(i);
         }
     }
 }
@@ -137,6 +177,25 @@ mod tests {
     #[test]
     fn examples() {
         examples_hold(&EnglishDayMonth::new());
+    }
+
+    /// The places are exactly a capital before a lowercase letter, for every pair of
+    /// bytes, and every name begins with one.
+    #[test]
+    fn capitalised_places_are_every_capital_before_a_lowercase_letter() {
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                let mut found = false;
+                capitalised(&[a, b], |_| found = true);
+                let expected = a.is_ascii_uppercase() && b.is_ascii_lowercase();
+                assert_eq!(found, expected, "{a:#x} {b:#x}");
+            }
+        }
+        for (en, _) in NAMES {
+            let mut found = Vec::new();
+            capitalised(en.as_bytes(), |at| found.push(at));
+            assert_eq!(found, vec![0], "{en}");
+        }
     }
 
     #[test]
