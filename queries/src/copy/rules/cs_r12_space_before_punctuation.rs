@@ -12,7 +12,7 @@
 
 use super::en_r7_space_before_punctuation::space_hit;
 use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Scans, Severity};
+use super::{Hit, Rule, RuleMeta, Scans, Severity, Triggers};
 use crate::copy::view::View;
 
 #[derive(Debug)]
@@ -57,6 +57,10 @@ impl Rule for SpaceBeforePunctuation {
         for (spaces, mark) in scans.spaces_before() {
             out.push(space_hit(spaces.clone(), *mark));
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::SPACE_MARK
     }
 }
 

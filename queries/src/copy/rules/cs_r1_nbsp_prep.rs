@@ -17,7 +17,7 @@
 use super::scan::{ByteSet, MetaSource, NBSP, next_char, prev_char};
 #[cfg(not(target_arch = "x86_64"))]
 use super::shared::ONE_LETTER_WORDS;
-use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity, Triggers};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -89,6 +89,10 @@ impl Rule for NbspPrep {
             };
             out.push(nbsp_hit(letter, space, message));
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::LETTER_SPACE
     }
 }
 

@@ -15,7 +15,7 @@
 
 use super::cs_r1_nbsp_prep::nbsp_hit;
 use super::scan::{ByteSet, MetaSource};
-use super::{Hit, Rule, RuleMeta, Scans, Severity};
+use super::{Hit, Rule, RuleMeta, Scans, Severity, Triggers};
 use crate::copy::view::View;
 
 pub(super) const CONJUNCTIONS: ByteSet = ByteSet::new(b"aiAI");
@@ -83,6 +83,10 @@ impl Rule for NbspConjunction {
                 ),
             ));
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::LETTER_SPACE
     }
 }
 

@@ -18,7 +18,7 @@
 //! - a no-break space before the mark is left alone: it was typed on purpose.
 
 use super::scan::{MetaSource, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity};
+use super::{Edit, Hit, Rule, RuleMeta, Scans, Severity, Triggers};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -67,6 +67,10 @@ impl Rule for SpaceBeforePunctuation {
         for (spaces, mark) in scans.spaces_before() {
             out.push(space_hit(spaces.clone(), *mark));
         }
+    }
+
+    fn triggers(&self) -> Triggers {
+        Triggers::SPACE_MARK
     }
 }
 

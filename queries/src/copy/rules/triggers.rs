@@ -1,7 +1,8 @@
 //! What a view must hold before a rule can hit it, found for all rules in one pass.
 //!
 //! Most views are a sentence or a paragraph, and most of the rules look for something
-//! rare in prose: a digit, a hyphen, a straight quote, two full stops. Each of those rules
+//! rare in prose: a digit, a hyphen, a straight quote, two full stops, a one-letter word
+//! before an ordinary space, a space before a comma. Each of those rules
 //! used to search the view for its own byte, and on views of a hundred-odd bytes the
 //! searches' set-up cost as much as the searching; together they were a third of the rules'
 //! time. Now the engine finds every trigger of a view in one pass, sixteen bytes at a
@@ -10,8 +11,8 @@
 //! A rule's [`Rule::triggers`] must be necessary: when none of them is in a view, the rule
 //! has no hit there. A property test holds every built-in rule to that on texts made to
 //! hit, and the byte-at-a-time [`Triggers::of_by_byte`] is the definition the SIMD pass is
-//! tested against. Rules whose work needs no trigger (the repeated words, the one-letter
-//! words, which have a shared scan of their own) say [`Triggers::ANY`].
+//! tested against. Rules whose work needs no trigger (the repeated words, the headings)
+//! say [`Triggers::ANY`].
 //!
 //! [`Rule::triggers`]: super::Rule::triggers
 
@@ -37,6 +38,12 @@ impl Triggers {
     pub const DOTS: Triggers = Triggers(1 << 6);
     /// `j.`, which ends every spelling of `tj.`.
     pub const J_DOT: Triggers = Triggers(1 << 7);
+    /// One of the one-letter words' letters (`kKsSvVzZoOuUaAiI`) before a space, a line
+    /// feed or a carriage return: where a one-letter word may stand before a breakable
+    /// space.
+    pub const LETTER_SPACE: Triggers = Triggers(1 << 8);
+    /// A space or tab before one of `,.;:!?`.
+    pub const SPACE_MARK: Triggers = Triggers(1 << 9);
 
     pub const fn or(self, other: Triggers) -> Triggers {
         Triggers(self.0 | other.0)
@@ -77,7 +84,15 @@ impl Triggers {
                             || (next == 0xC2 && next2 == 0xA0)),
                     Triggers::DOTS,
                 )
-                | flag(b == b'j' && next == b'.', Triggers::J_DOT);
+                | flag(b == b'j' && next == b'.', Triggers::J_DOT)
+                | flag(
+                    b"ksvzouaiKSVZOUAI".contains(&b) && b" \n\r".contains(&next),
+                    Triggers::LETTER_SPACE,
+                )
+                | flag(
+                    b" \t".contains(&b) && b",.;:!?".contains(&next),
+                    Triggers::SPACE_MARK,
+                );
         }
         found
     }
@@ -85,7 +100,7 @@ impl Triggers {
 
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use super::super::simd::{and, bits, eq, load, or, splat, within};
+    use super::super::simd::{and, any_of, bits, eq, load, or, splat, within};
     use super::Triggers;
 
     /// [`Triggers::of`] sixteen bytes at a time: each test keeps a running OR of its
@@ -94,6 +109,7 @@ mod sse2 {
         let zero = splat(0);
         let (mut digit, mut hyphen, mut double_quote, mut apostrophe) = (zero, zero, zero, zero);
         let (mut closing, mut dots, mut j_dot) = (zero, zero, zero);
+        let (mut letter_space, mut space_mark) = (zero, zero);
         let mut buf = [0u8; 32];
         let mut at = 0;
         while at < bytes.len() {
@@ -119,6 +135,11 @@ mod sse2 {
             );
             dots = or(dots, and(stop, after_stop));
             j_dot = or(j_dot, and(eq(v, b'j'), eq(v1, b'.')));
+            // `| 0x20` folds the capitals onto the small letters and no other byte.
+            let letter = any_of(or(v, splat(0x20)), b"ksvzouai");
+            letter_space = or(letter_space, and(letter, any_of(v1, b" \n\r")));
+            let space = or(eq(v, b' '), eq(v, b'\t'));
+            space_mark = or(space_mark, and(space, any_of(v1, b",.;:!?")));
             at += 16;
         }
         let flag = |acc, t: Triggers| if bits(acc) != 0 { t.0 } else { 0 };
@@ -130,7 +151,9 @@ mod sse2 {
                 | flag(apostrophe, Triggers::APOSTROPHE)
                 | flag(closing, Triggers::CLOSING_QUOTE)
                 | flag(dots, Triggers::DOTS)
-                | flag(j_dot, Triggers::J_DOT),
+                | flag(j_dot, Triggers::J_DOT)
+                | flag(letter_space, Triggers::LETTER_SPACE)
+                | flag(space_mark, Triggers::SPACE_MARK),
         )
     }
 }
@@ -141,7 +164,7 @@ mod tests {
     use proptest::prelude::*;
 
     /// Bytes every test looks at, so that texts of a few of them hold each trigger.
-    const BYTES: &[u8] = b"0-\"'.j \xC2\xA0\xE2\x80\x9D";
+    const BYTES: &[u8] = b"0-\"'.j \xC2\xA0\xE2\x80\x9DvK\n\r\t,?";
 
     proptest! {
         /// The SIMD pass finds what the definition finds, on texts around the block length.
@@ -158,45 +181,50 @@ mod tests {
         }
     }
 
-    /// Each trigger, alone, at every position of a text longer than a block: found, and
-    /// nothing else with it.
+    /// Each trigger at every position of a text longer than a block: found, and nothing
+    /// else with it (`. .` is also a space before a full stop).
     #[test]
     fn each_trigger_is_found_anywhere_and_alone() {
-        let cases: [(&[u8], Triggers); 9] = [
+        let cases: [(&[u8], Triggers); 13] = [
             (b"7", Triggers::DIGIT),
             (b"-", Triggers::HYPHEN),
             (b"\"", Triggers::DOUBLE_QUOTE),
             (b"'", Triggers::APOSTROPHE),
             ("”".as_bytes(), Triggers::CLOSING_QUOTE),
             (b"..", Triggers::DOTS),
-            (b". .", Triggers::DOTS),
+            (b". .", Triggers::DOTS.or(Triggers::SPACE_MARK)),
             (".\u{a0}".as_bytes(), Triggers::DOTS),
             (b"j.", Triggers::J_DOT),
+            (b"v ", Triggers::LETTER_SPACE),
+            (b"I\r", Triggers::LETTER_SPACE),
+            (b"\t;", Triggers::SPACE_MARK),
+            (b" !", Triggers::SPACE_MARK),
         ];
         for (piece, trigger) in cases {
             for at in 0..40 {
-                let mut text = "a".repeat(at).into_bytes();
+                let mut text = "b".repeat(at).into_bytes();
                 text.extend_from_slice(piece);
                 text.extend_from_slice(b"bb");
                 let text = String::from_utf8(text).unwrap();
-                assert_eq!(Triggers::of(&text), Triggers::ANY.or(trigger), "{text:?}");
+                let expected = Triggers::ANY.or(trigger);
+                assert_eq!(Triggers::of(&text), expected, "{text:?}");
                 let end = text.len() - 2;
-                assert_eq!(
-                    Triggers::of(&text[..end]),
-                    Triggers::ANY.or(trigger),
-                    "{text:?}"
-                );
+                assert_eq!(Triggers::of(&text[..end]), expected, "{text:?}");
             }
         }
-        for near_miss in [
-            "a.b. c",
+        let near_misses = [
+            "a.b.c",
             "“quoted“",
-            "j .",
-            ". ,",
+            "j\u{a0}.",
+            ".,",
             "jj",
             "",
             "žluťoučký kůň",
-        ] {
+            "v\u{a0}lese",
+            "b x",
+            "x\n",
+        ];
+        for near_miss in near_misses {
             assert_eq!(Triggers::of(near_miss), Triggers::ANY, "{near_miss:?}");
         }
     }
