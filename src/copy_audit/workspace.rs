@@ -387,6 +387,28 @@ mod tests {
         }
     }
 
+    /// A lockfile whose paths are out of order is still read in pieces, as the same map.
+    #[test]
+    fn entries_out_of_order_are_read_as_the_same_lockfile() {
+        let lock = lockfile(20);
+        let text = to_canonical_string(&lock);
+        let entry_start = "\n    \"content/";
+        let first = text.find(entry_start).unwrap();
+        let second = first + 1 + text[first + 1..].find(entry_start).unwrap();
+        let third = second + 1 + text[second + 1..].find(entry_start).unwrap();
+        let swapped = format!(
+            "{}{}{}{}",
+            &text[..first],
+            &text[second..third],
+            &text[first..second],
+            &text[third..]
+        );
+        assert_ne!(swapped, text);
+        for piece in [16, 700, 4 << 20] {
+            assert_eq!(read(&swapped, piece), Some(lock.clone()), "{piece}");
+        }
+    }
+
     #[test]
     fn anything_else_is_left_to_the_whole_read() {
         let lock = lockfile(20);

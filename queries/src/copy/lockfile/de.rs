@@ -38,10 +38,12 @@ pub(super) fn from_reader(reader: impl std::io::Read) -> Result<Lockfile, Lockfi
 /// A `files` object (`{"path": {…}, …}`), read as strictly as in a whole lockfile; None on
 /// anything else. For reading a lockfile in pieces, which falls back to the whole read on
 /// any doubt.
-pub(super) fn files_object(text: &str) -> Option<BTreeMap<String, Entry>> {
+/// The entries come in the order they are written, duplicates included: the caller joins
+/// the pieces and looks for duplicates once.
+pub(super) fn files_object(text: &str) -> Option<Vec<(String, Entry)>> {
     let trail = Trail::default();
     let mut de = serde_json::Deserializer::from_str(text);
-    FilesSeed(&trail)
+    FilesSeed::<Vec<(String, Entry)>>::new(&trail)
         .deserialize(&mut de)
         .and_then(|files| de.end().map(|()| files))
         .ok()
@@ -141,7 +143,11 @@ impl<'de> Visitor<'de> for LockfileSeed<'_> {
             match key.as_str() {
                 "schemaVersion" => set(&mut schema_version, "schemaVersion", map.next_value()?)?,
                 "segmenter" => set(&mut segmenter, "segmenter", map.next_value()?)?,
-                "files" => set(&mut files, "files", map.next_value_seed(FilesSeed(self.0))?)?,
+                "files" => set(
+                    &mut files,
+                    "files",
+                    map.next_value_seed(FilesSeed::<BTreeMap<String, Entry>>::new(self.0))?,
+                )?,
                 other => return Err(de::Error::unknown_field(other, TOP_FIELDS)),
             }
         }
@@ -161,35 +167,72 @@ fn set<T, E: de::Error>(slot: &mut Option<T>, name: &'static str, value: T) -> R
     Ok(())
 }
 
-struct FilesSeed<'t>(&'t Trail);
+/// Where a `files` object's entries go.
+trait Files: Default {
+    /// Whether `path` already has an entry, which makes a second one an error.
+    fn has(&self, path: &str) -> bool;
+    fn add(&mut self, path: String, entry: Entry);
+}
 
-impl<'de> DeserializeSeed<'de> for FilesSeed<'_> {
-    type Value = BTreeMap<String, Entry>;
+/// A whole lockfile's entries: a second entry for a path is an error where it stands.
+impl Files for BTreeMap<String, Entry> {
+    fn has(&self, path: &str) -> bool {
+        self.contains_key(path)
+    }
+
+    fn add(&mut self, path: String, entry: Entry) {
+        self.insert(path, entry);
+    }
+}
+
+/// A piece's entries, in order: building a map for every piece, and then one of them all,
+/// was a fifth of reading a large lockfile. Duplicates are looked for in the joined list
+/// (`pieces::join`).
+impl Files for Vec<(String, Entry)> {
+    fn has(&self, _: &str) -> bool {
+        false
+    }
+
+    fn add(&mut self, path: String, entry: Entry) {
+        self.push((path, entry));
+    }
+}
+
+struct FilesSeed<'t, F>(&'t Trail, std::marker::PhantomData<F>);
+
+impl<'t, F> FilesSeed<'t, F> {
+    fn new(trail: &'t Trail) -> Self {
+        FilesSeed(trail, std::marker::PhantomData)
+    }
+}
+
+impl<'de, F: Files> DeserializeSeed<'de> for FilesSeed<'_, F> {
+    type Value = F;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for FilesSeed<'_> {
-    type Value = BTreeMap<String, Entry>;
+impl<'de, F: Files> Visitor<'de> for FilesSeed<'_, F> {
+    type Value = F;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object mapping file paths to entries")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut files = BTreeMap::new();
+        let mut files = F::default();
         while let Some(path) = map.next_key::<String>()? {
             // The trail names the entry only when it has an error to report, so reading
             // a good entry copies no path.
             let named = |path| *self.0.entry.borrow_mut() = Some(path);
-            if files.contains_key(&path) {
+            if files.has(&path) {
                 named(path);
                 return Err(de::Error::custom("the path has two entries"));
             }
             match map.next_value_seed(EntrySeed(self.0)) {
-                Ok(entry) => files.insert(path, entry),
+                Ok(entry) => files.add(path, entry),
                 Err(e) => {
                     named(path);
                     return Err(e);
