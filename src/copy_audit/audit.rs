@@ -373,6 +373,15 @@ pub fn audit(
     let mut audit = Audit { chunks };
     let mut copies = Vec::new();
     if let Some(c) = caches.as_mut() {
+        // Sized once: a cold run records every file, and growing the sets and lists by
+        // doubling rehashed and copied them on the one thread the merge runs on.
+        let (reads, fresh) = sides.iter().flatten().fold((0, 0), |(r, f), side| {
+            (
+                r + usize::from(side.read),
+                f + usize::from(side.origin == Origin::Engine),
+            )
+        });
+        c.reserve(reads, fresh);
         let each = audit.files().zip(sides.iter().flatten()).zip(&files);
         for (i, ((a, side), (_, stat))) in each.enumerate() {
             if side.read {
@@ -410,13 +419,17 @@ pub fn audit(
             // Only when this run learnt something; a rewritten shard gets the reports
             // this run took out of it back (so only those shards' files are indexed).
             let rewritten = c.rewritten_shards();
-            let by_key: FxHashMap<[u8; 32], &Audited> = sides
-                .iter()
-                .flatten()
-                .zip(audit.files())
-                .filter(|(side, _)| rewritten(&side.key))
-                .map(|(side, a)| (side.key, a))
-                .collect();
+            let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();
+            let mut by_key: FxHashMap<[u8; 32], &Audited> =
+                FxHashMap::with_capacity_and_hasher(indexed, Default::default());
+            by_key.extend(
+                sides
+                    .iter()
+                    .flatten()
+                    .zip(audit.files())
+                    .filter(|(side, _)| rewritten(&side.key))
+                    .map(|(side, a)| (side.key, a)),
+            );
             c.save(
                 |key| {
                     by_key.get(key).map(|a| ReportRef {

@@ -325,6 +325,12 @@ impl Caches {
         }
     }
 
+    /// Room for the stats of `reads` files read and `fresh` reports computed this run.
+    pub fn reserve(&mut self, reads: usize, fresh: usize) {
+        self.new_stats.reserve_exact(reads);
+        self.fresh.reserve(fresh);
+    }
+
     pub fn record_stat(&mut self, path: &str, stat: Stat, hash: ContentHash) {
         self.new_stats.push((path.to_string(), stat, hash.0));
     }
