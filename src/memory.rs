@@ -3,7 +3,7 @@
 //! mimalloc returns memory that stayed free for a second to the OS ("purging"). An audit
 //! allocates and frees in waves, a chunk of files after another, so memory it purged is
 //! soon asked for again, and the kernel clears every page before handing it back. On the
-//! 100k-file cold run that clearing was 5% of the CPU; keeping freed memory (about 16 MB
+//! 100k-file cold run that clearing was 5% of the CPU; keeping freed memory (about 30 MB
 //! more at the peak) makes the run 2–3% faster (docs/performance.md). A one-shot run ends
 //! soon anyway. A watching process keeps the default and gives memory back.
 
