@@ -142,13 +142,17 @@ pub(super) fn for_each_standalone(text: &str, mut f: impl FnMut(usize, Range<usi
 
 /// Bytes that can start the breakable space after the letter.
 #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
-const SPACE: ByteSet = ByteSet::new(b" \n\r");
+pub(super) const SPACE: ByteSet = ByteSet::new(SPACE_BYTES);
+
+/// [`SPACE`]'s bytes.
+pub(super) const SPACE_BYTES: &[u8] = b" \n\r";
 
 /// Where one of the letters is followed by a byte of [`SPACE`] and does not follow an
 /// ASCII letter or digit (after which it cannot stand alone: most words end in one of
 /// these letters).
 #[cfg(target_arch = "x86_64")]
 fn candidates(bytes: &[u8], f: impl FnMut(usize)) {
+    use super::shared::ONE_LETTER_WORDS_FOLDED;
     use super::simd::{and_not, any_of, or, splat, triples, within};
     let alnum = |v| {
         or(
@@ -159,8 +163,8 @@ fn candidates(bytes: &[u8], f: impl FnMut(usize)) {
     triples(
         bytes,
         |v| and_not(alnum(v), splat(0xFF)),
-        |v| any_of(or(v, splat(0x20)), b"ksvzouai"),
-        |v| any_of(v, b" \n\r"),
+        |v| any_of(or(v, splat(0x20)), ONE_LETTER_WORDS_FOLDED),
+        |v| any_of(v, SPACE_BYTES),
         f,
     );
 }

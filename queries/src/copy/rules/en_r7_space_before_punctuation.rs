@@ -125,19 +125,24 @@ pub(super) fn for_each_space_before(text: &str, mut f: impl FnMut(Range<usize>, 
     });
 }
 
-/// Where a space or tab is followed by one of `,.;:!?`.
+/// The spaces a mark should not follow.
+pub(super) const SPACES: &[u8] = b" \t";
+/// The marks that follow their word directly.
+pub(super) const MARKS: &[u8] = b",.;:!?";
+
+/// Where one of [`SPACES`] is followed by one of [`MARKS`].
 #[cfg(target_arch = "x86_64")]
 fn candidates(bytes: &[u8], f: impl FnMut(usize)) {
     use super::simd::{any_of, pairs};
-    pairs(bytes, |v| any_of(v, b" \t"), |v| any_of(v, b",.;:!?"), f);
+    pairs(bytes, |v| any_of(v, SPACES), |v| any_of(v, MARKS), f);
 }
 
-/// Where a space or tab is followed by one of `,.;:!?`.
+/// Where one of [`SPACES`] is followed by one of [`MARKS`].
 #[cfg(not(target_arch = "x86_64"))]
 fn candidates(bytes: &[u8], mut f: impl FnMut(usize)) {
     use super::scan::ByteSet;
-    const SPACE: ByteSet = ByteSet::new(b" \t");
-    const MARK: ByteSet = ByteSet::new(b",.;:!?");
+    const SPACE: ByteSet = ByteSet::new(SPACES);
+    const MARK: ByteSet = ByteSet::new(MARKS);
     for (i, pair) in bytes.windows(2).enumerate() {
         // A space and a mark tested together, without a branch on either alone.
         if SPACE.0[pair[0] as usize] & MARK.0[pair[1] as usize] {
@@ -156,7 +161,7 @@ mod tests {
             for b in 0..=255u8 {
                 let mut found = false;
                 super::candidates(&[a, b], |_| found = true);
-                let expected = b" \t".contains(&a) && b",.;:!?".contains(&b);
+                let expected = SPACES.contains(&a) && MARKS.contains(&b);
                 assert_eq!(found, expected, "{a:#x} {b:#x}");
             }
         }

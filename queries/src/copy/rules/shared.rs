@@ -32,10 +32,15 @@ pub struct Scans<'v> {
 }
 
 /// Every one-letter word either no-break rule looks for: `cs-R1`'s prepositions and
-/// `cs-R1b`'s conjunctions. (On x86-64 the scan compares sixteen bytes at a time with
-/// these letters written out; a test holds the two equal.)
+/// `cs-R1b`'s conjunctions. (On x86-64 the scans compare sixteen bytes at a time, with
+/// capitals folded onto [`ONE_LETTER_WORDS_FOLDED`]; a test holds the two equal.)
 #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
 pub(super) const ONE_LETTER_WORDS: ByteSet = PREPOSITIONS.union(&CONJUNCTIONS);
+
+/// [`ONE_LETTER_WORDS`] in small letters: a byte `| 0x20` is one of these exactly when
+/// the byte is one of those.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(super) const ONE_LETTER_WORDS_FOLDED: &[u8] = b"ksvzouai";
 
 impl<'v> Scans<'v> {
     pub fn new(view: &'v View) -> Self {

