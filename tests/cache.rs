@@ -217,7 +217,7 @@ fn audit_with_timings(tree: &Tree) -> (String, String) {
 }
 
 #[test]
-fn an_edited_file_takes_its_entry_from_the_cache_not_the_whole_lockfile() {
+fn an_edited_file_reads_its_entry_alone_not_the_whole_lockfile() {
     let tree = Tree::copy_of("copy");
     age(&tree, ".copy-editor.lock.json");
     let (_, cold) = audit_with_timings(&tree);
@@ -225,7 +225,6 @@ fn an_edited_file_takes_its_entry_from_the_cache_not_the_whole_lockfile() {
         cold.contains("read lockfile"),
         "the cold run parses it: {cold}"
     );
-    assert!(tree.path(".lockgraph/lock-entries").is_dir());
 
     let edit = |from: &str, to: &str| tree.write(UVOD, &tree.read(UVOD).replace(from, to));
     edit("Vstupné je 50Kč", "Vstupné je 50 Kč");
@@ -236,22 +235,42 @@ fn an_edited_file_takes_its_entry_from_the_cache_not_the_whole_lockfile() {
     );
     assert_eq!(out, run(&tree, &["--json", "--no-cache"]).1);
 
-    // Broken entry shards are moved aside; the lockfile is parsed instead, same output.
-    for shard in fs::read_dir(tree.path(".lockgraph/lock-entries")).unwrap() {
-        fs::write(shard.unwrap().path(), b"LGC1 not postcard").unwrap();
-    }
+    // The lockfile rewritten in place with its size and mtime kept, as a coarse clock
+    // could leave it: the summary still vouches, but the bytes where the edited file's
+    // entry lay are not the entry it summarised, so the lockfile is parsed whole.
+    let lock = ".copy-editor.lock.json";
+    let mtime = fs::metadata(tree.path(lock)).unwrap().modified().unwrap();
+    let text = tree.read(lock);
+    let at = text.find(&format!("\"{UVOD}\"")).unwrap();
+    let (from, to) = ("\"endColumn\": 3,", "\"endColumn\": 4,");
+    let column = at + text[at..].find(from).unwrap();
+    let changed = format!("{}{to}{}", &text[..column], &text[column + from.len()..]);
+    assert_eq!(changed.len(), text.len());
+    tree.write(lock, &changed);
+    tree.set_mtime(lock, mtime);
     edit("Vstupné je 50 Kč", "Vstupné je 60Kč");
+    let (out, err) = audit_with_timings(&tree);
+    assert!(err.contains("read lockfile"), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(out, run(&tree, &["--json", "--no-cache"]).1);
+
+    // A damaged summary is moved aside and the lockfile parsed; the next edit needs no
+    // parse again.
+    fs::write(
+        tree.path(".lockgraph/lock-summary.v1"),
+        b"LGC1 not postcard",
+    )
+    .unwrap();
+    edit("Vstupné je 60Kč", "Vstupné je 70Kč");
     let (out, err) = audit_with_timings(&tree);
     assert!(err.contains("moved aside"), "{err}");
     assert!(err.contains("read lockfile"), "{err}");
     assert_eq!(out, run(&tree, &["--json", "--no-cache"]).1);
-
-    // That parse rebuilt the shards: the next edit needs no parse again.
-    edit("Vstupné je 60Kč", "Vstupné je 70Kč");
+    edit("Vstupné je 70Kč", "Vstupné je 80Kč");
     let (out, err) = audit_with_timings(&tree);
     assert!(
         !err.contains("read lockfile"),
-        "the shards were not rebuilt: {err}"
+        "the summary was not rebuilt: {err}"
     );
     assert!(!err.contains("warning"), "{err}");
     assert_eq!(out, run(&tree, &["--json", "--no-cache"]).1);

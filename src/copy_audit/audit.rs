@@ -348,7 +348,7 @@ pub fn audit(
                             path.clone(),
                             Format::from_path(&path),
                             source,
-                            lock.take_entry(&path, info.is_some())?,
+                            lock.take_entry(&path, info.as_ref())?,
                         );
                         (engine::report_once(db, file), Origin::Engine)
                     }

@@ -10,8 +10,8 @@
 //!   shards by the key's first byte, each loaded on first use and rewritten only when this
 //!   run added to it: an edit of one file rewrites one shard, not every finding.
 //! - The **lockfile summary** (see `lockview`) keeps what an audit reads of each entry,
-//!   valid while the lockfile's stat is unchanged; the entries themselves are mirrored by
-//!   `entrycache`.
+//!   and where the entry lies in the lockfile, valid while the lockfile's stat is
+//!   unchanged.
 //!
 //! All are pure accelerators: results with and without them are byte-identical. A file
 //! that is corrupt, truncated or from another version is moved aside with a one-line
@@ -32,7 +32,7 @@ pub use crate::statcache::Stat;
 
 /// Bumped whenever the engine's output for the same inputs may change, or the keys are
 /// derived differently: part of every key and of the file headers.
-pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache7");
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache8");
 
 const STAT_FILE: &str = "stat-index.v1";
 const LOCK_SUMMARY_FILE: &str = "lock-summary.v1";
@@ -101,6 +101,17 @@ pub struct LockInfo {
     pub reviewed: bool,
     /// Fingerprint of what the span filter reads of the spans.
     pub spans: Raw32,
+    /// Where the entry lies in the lockfile, when it was read in the canonical layout: a
+    /// run that needs a few entries in full reads just them (see `lockview`).
+    pub at: Option<EntryAt>,
+}
+
+/// An entry's text in the lockfile: from the line break before its path to its closing
+/// brace (see `lockfile::pieces::entry_ranges`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryAt {
+    pub offset: u64,
+    pub len: u32,
 }
 
 impl LockInfo {
@@ -415,6 +426,8 @@ impl Caches {
                     entries,
                 },
             );
+            // Where versions before the summary located entries kept a copy of them.
+            let _ = fs::remove_dir_all(self.dir.join("lock-entries"));
         }
         if !self.new_stats.is_empty() {
             let _phase = crate::timings::phase("  save the stat index");

@@ -4,13 +4,13 @@
 //! the recorded hash, whether it is reviewed, and a fingerprint of its spans. A lockfile
 //! of a large tree is over a hundred megabytes of JSON, so those three are kept in
 //! `.lockgraph/` as a summary keyed by the lockfile's stat (git's racy rule applies as for
-//! the stat index), and the lockfile itself is parsed only when an entry is needed in full
-//! — when a file must go through the engine — or when it changed. A changed lockfile is
-//! always parsed, so every invariant is checked before anything is trusted.
+//! the stat index), with where each entry lies in the lockfile. A file that must go
+//! through the engine reads its entry's bytes alone, and the lockfile is parsed whole only
+//! when it changed (or an entry cannot be located). A changed lockfile is always parsed,
+//! so every invariant is checked before anything is trusted.
 
 use super::Failure;
-use super::cache::{Caches, LockInfo, LockSummary, Stat};
-use super::entrycache::{self, EntryStore};
+use super::cache::{Caches, EntryAt, LockInfo, LockSummary, Stat};
 use super::workspace::Workspace;
 use crate::statcache::Raw32;
 use lockgraph_queries::copy::engine::{self, EntryState};
@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 use std::fs;
+use std::io::{Read, Seek, SeekFrom};
 use std::sync::{Mutex, OnceLock};
 
 pub struct LockView<'a> {
@@ -28,9 +29,9 @@ pub struct LockView<'a> {
     prompt_outdated: bool,
     /// The parsed lockfile, once an entry is needed; entries are handed out (moved) once.
     full: OnceLock<Result<Mutex<Lockfile>, String>>,
-    /// Entries from `.lockgraph/` while they vouch for the lockfile: what spares parsing
-    /// it when a few files changed.
-    store: Option<EntryStore>,
+    /// The lockfile's stat when the summary came from `.lockgraph/`: an entry read alone
+    /// is trusted only while the lockfile still has it.
+    cached_for: Option<Stat>,
 }
 
 /// What the view knows of each entry without the lockfile in full.
@@ -69,22 +70,48 @@ pub fn prompt_outdated(lock: &Lockfile) -> bool {
             .is_some_and(|v| v < lockfile::CURRENT_PROMPT_VERSION)
 }
 
-fn summarize(lock: &Lockfile) -> FxHashMap<String, LockInfo> {
+fn info(e: &Entry, at: Option<EntryAt>) -> LockInfo {
+    LockInfo {
+        hash: ContentHash::parse(&e.content_hash)
+            .map(|h| Raw32(h.0))
+            .ok_or_else(|| e.content_hash.clone()),
+        reviewed: e.reviewed_by.is_some(),
+        spans: Raw32(spans_key(e)),
+        at,
+    }
+}
+
+/// Each entry's summary; `located` (if given) says where each entry lies, in path order.
+fn summarize(lock: &Lockfile, located: Option<&[EntryAt]>) -> FxHashMap<String, LockInfo> {
     // On every core: a cold run waits for this between parsing the lockfile and auditing.
     let entries: Vec<(&String, &Entry)> = lock.files.iter().collect();
+    let located = located.filter(|at| at.len() == entries.len());
     entries
         .into_par_iter()
-        .map(|(path, e)| {
-            let info = LockInfo {
-                hash: ContentHash::parse(&e.content_hash)
-                    .map(|h| Raw32(h.0))
-                    .ok_or_else(|| e.content_hash.clone()),
-                reviewed: e.reviewed_by.is_some(),
-                spans: Raw32(spans_key(e)),
-            };
-            (path.clone(), info)
-        })
+        .enumerate()
+        .map(|(i, (path, e))| (path.clone(), info(e, located.map(|at| at[i]))))
         .collect()
+}
+
+/// The entry for `path` that `info` summarises, read alone from where it lies in the
+/// lockfile at `lock_path` — if the lockfile still has the stat `stat`, the bytes there
+/// are one valid entry for `path`, and that entry is the one summarised.
+fn read_entry(
+    lock_path: &std::path::Path,
+    stat: Stat,
+    path: &str,
+    info: &LockInfo,
+) -> Option<Entry> {
+    let at = info.at?;
+    let mut file = fs::File::open(lock_path).ok()?;
+    if Stat::of(&file.metadata().ok()?) != stat {
+        return None;
+    }
+    file.seek(SeekFrom::Start(at.offset)).ok()?;
+    let mut text = vec![0; at.len as usize];
+    file.read_exact(&mut text).ok()?;
+    let (read_path, entry) = lockfile::pieces::entry(&text)?;
+    (read_path == path && self::info(&entry, info.at) == *info).then_some(entry)
 }
 
 impl<'a> LockView<'a> {
@@ -101,27 +128,15 @@ impl<'a> LockView<'a> {
                 prompt_outdated: s.prompt_outdated,
                 summary: Summary::Cached(s),
                 full: OnceLock::new(),
-                store: Some(EntryStore::new(&ws.root, stat)),
+                cached_for: Some(stat),
             });
         }
         let read = crate::timings::phase("read lockfile");
-        let lock = ws.read_lockfile()?;
+        let (lock, located) = ws.read_lockfile_located()?;
         drop(read);
-        // The entry mirror is written while the lockfile is summarised: a cold run waits
-        // for both between parsing the lockfile and auditing.
-        let mirror = stat.filter(|_| caches.is_some());
-        let (summary, ()) = rayon::join(
-            || {
-                let _summary = crate::timings::phase("summarise lockfile");
-                summarize(&lock)
-            },
-            || {
-                if let Some(stat) = mirror {
-                    let _write = crate::timings::phase("write lockfile entries");
-                    entrycache::write(&ws.root, &lock, stat);
-                }
-            },
-        );
+        let summarise = crate::timings::phase("summarise lockfile");
+        let summary = summarize(&lock, located.as_deref());
+        drop(summarise);
         let view = LockView::with_summary(ws, lock, summary);
         if let (Some(stat), Some(c)) = (stat, caches) {
             c.want_lock_summary(stat, view.prompt_outdated);
@@ -131,7 +146,7 @@ impl<'a> LockView<'a> {
 
     /// From a lockfile already read.
     pub fn parsed(ws: &'a Workspace, lock: Lockfile) -> LockView<'a> {
-        let summary = summarize(&lock);
+        let summary = summarize(&lock, None);
         LockView::with_summary(ws, lock, summary)
     }
 
@@ -145,7 +160,7 @@ impl<'a> LockView<'a> {
             summary: Summary::Parsed(summary),
             prompt_outdated: prompt_outdated(&lock),
             full: OnceLock::from(Ok(Mutex::new(lock))),
-            store: None,
+            cached_for: None,
         }
     }
 
@@ -182,7 +197,7 @@ impl<'a> LockView<'a> {
                 // Damaged (and moved aside): the lockfile itself answers.
                 None => {
                     let lock = self.full()?.lock().expect("no holder panics");
-                    Ok(lookup(&summarize(&lock)))
+                    Ok(lookup(&summarize(&lock, None)))
                 }
             },
         }
@@ -194,18 +209,23 @@ impl<'a> LockView<'a> {
         engine::state_from(entry, hash, self.prompt_outdated)
     }
 
-    /// The full entry, parsing the lockfile on first need (from any worker thread). An
-    /// audit asks for each file's entry once, so the entry is moved out rather than
-    /// copied: the parsed lockfile shrinks as the audit proceeds instead of living
-    /// alongside it.
-    /// `listed` says whether the lockfile has an entry for `path` (its summary).
-    pub fn take_entry(&self, path: &str, listed: bool) -> Result<Option<Entry>, Failure> {
-        if !listed {
+    /// The full entry of `path`, whose summary is `info` (None: the lockfile has none).
+    /// With the summary from `.lockgraph/`, the entry's bytes are read alone; otherwise
+    /// (or if they no longer are that entry) from the lockfile parsed whole on first need,
+    /// from any worker thread. An audit asks for each file's entry once, so the entry is
+    /// moved out rather than copied: the parsed lockfile shrinks as the audit proceeds
+    /// instead of living alongside it.
+    pub fn take_entry(
+        &self,
+        path: &str,
+        info: Option<&LockInfo>,
+    ) -> Result<Option<Entry>, Failure> {
+        let Some(info) = info else {
             return Ok(None);
-        }
-        // The summary has an entry for `path`, so a mirror without one cannot vouch either.
+        };
         if self.full.get().is_none()
-            && let Some(Some(entry)) = self.store.as_ref().and_then(|s| s.entry(path))
+            && let Some(stat) = self.cached_for
+            && let Some(entry) = read_entry(&self.ws.lock_path, stat, path, info)
         {
             return Ok(Some(entry));
         }
@@ -222,11 +242,6 @@ impl<'a> LockView<'a> {
         let full = self.full.get_or_init(|| {
             let _read = crate::timings::phase("read lockfile");
             let lock = self.ws.read_lockfile();
-            // The entry mirror could not vouch (missing or damaged): rebuild it, so the
-            // next run does not parse the lockfile again.
-            if let (Ok(lock), Some(store)) = (&lock, &self.store) {
-                store.rebuild(&self.ws.lock_path, lock);
-            }
             lock.map(Mutex::new).map_err(|f| f.message)
         });
         full.as_ref()

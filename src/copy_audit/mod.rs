@@ -3,7 +3,6 @@
 mod audit;
 mod cache;
 pub mod cli;
-mod entrycache;
 mod fix;
 mod lockfile_cmd;
 mod lockview;

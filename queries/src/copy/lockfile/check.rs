@@ -66,7 +66,7 @@ fn has_drive_prefix(path: &str) -> bool {
     b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':'
 }
 
-fn check_entry(entry: &Entry) -> Result<(), LockfileError> {
+pub(super) fn check_entry(entry: &Entry) -> Result<(), LockfileError> {
     if ContentHash::parse(&entry.content_hash).is_none() {
         return Err(LockfileError::invariant(format!(
             "contentHash \"{}\" is not `sha256:` followed by 64 lowercase hex digits",

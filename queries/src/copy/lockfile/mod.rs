@@ -228,7 +228,8 @@ pub fn parse_reader(reader: impl std::io::Read) -> Result<Lockfile, LockfileErro
 /// [`parse_reader`] for the answer (or the exact error). A lockfile so read is checked like
 /// any other ([`Lockfile::validate`]).
 pub mod pieces {
-    use super::{BTreeMap, Entry, Lockfile, de};
+    use super::{BTreeMap, Entry, Lockfile, check, de};
+    use std::ops::Range;
 
     /// The text that ends a canonical lockfile's head: the `files` key, opened.
     pub const FILES_OPEN: &[u8] = b"\n  \"files\": {";
@@ -260,19 +261,48 @@ pub mod pieces {
         de::files_object(std::str::from_utf8(piece).ok()?)
     }
 
-    /// The pieces' entries as one `files` map; None if a path has two entries.
-    pub fn join(pieces: Vec<Vec<(String, Entry)>>) -> Option<BTreeMap<String, Entry>> {
+    /// Where each entry of a piece (as [`entries`] takes it, before it reads it) lies in
+    /// it: from the line break that starts it to its closing brace, without the comma or
+    /// line break after it. In the canonical layout every [`ENTRY_START`] starts an entry:
+    /// deeper lines are indented further and strings hold no raw line breaks.
+    pub fn entry_ranges(piece: &[u8]) -> Vec<Range<usize>> {
+        let starts: Vec<usize> = memchr::memmem::find_iter(piece, ENTRY_START).collect();
+        let ends = starts.iter().skip(1).copied().chain([piece.len()]);
+        starts.iter().zip(ends).map(|(&s, e)| s..e - 1).collect()
+    }
+
+    /// The one entry whose text (a range [`entry_ranges`] gave) is `text`, read and
+    /// checked like an entry of the whole lockfile; None if it is not exactly one valid
+    /// entry.
+    pub fn entry(text: &[u8]) -> Option<(String, Entry)> {
+        let mut piece = Vec::with_capacity(text.len() + 1);
+        piece.extend_from_slice(text);
+        piece.push(b',');
+        let mut all = entries(&mut piece, false)?;
+        if all.len() != 1 {
+            return None;
+        }
+        let (path, entry) = all.pop()?;
+        check::check_entry_path(&path).ok()?;
+        check::check_entry(&entry).ok()?;
+        Some((path, entry))
+    }
+
+    /// The pieces' entries as one `files` map, and whether they came in path order (so
+    /// that the map's order is the text's); None if a path has two entries.
+    pub fn join(pieces: Vec<Vec<(String, Entry)>>) -> Option<(BTreeMap<String, Entry>, bool)> {
         // Sized once: grown by doubling, the vector touched twice the memory it ends in.
         let mut all = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
         all.extend(pieces.into_iter().flatten());
         // A canonical lockfile's paths are sorted: one look says so, and that none repeats.
-        if !all.windows(2).all(|w| w[0].0 < w[1].0) {
+        let sorted = all.windows(2).all(|w| w[0].0 < w[1].0);
+        if !sorted {
             all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             if all.windows(2).any(|w| w[0].0 == w[1].0) {
                 return None;
             }
         }
-        Some(all.into_iter().collect())
+        Some((all.into_iter().collect(), sorted))
     }
 }
 
