@@ -28,13 +28,20 @@ pub fn phase(name: &'static str) -> Phase {
 impl Drop for Phase {
     fn drop(&mut self) {
         if let Some(start) = self.start {
-            let ms = start.elapsed().as_secs_f64() * 1000.0;
-            eprintln!(
-                "timing: {:<28} {ms:9.1} ms   rss {:>5} MB",
-                self.name,
-                resident_mb()
-            );
+            report(self.name, start.elapsed());
         }
+    }
+}
+
+/// Prints a phase's time measured elsewhere (work spread over the workers, summed), if
+/// timings are on.
+pub fn report(name: &str, time: std::time::Duration) {
+    if enabled() {
+        let ms = time.as_secs_f64() * 1000.0;
+        eprintln!(
+            "timing: {name:<28} {ms:9.1} ms   rss {:>5} MB",
+            resident_mb()
+        );
     }
 }
 

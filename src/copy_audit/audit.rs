@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use salsa::Durability;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs;
 use std::sync::Arc;
@@ -256,6 +257,9 @@ struct Side {
     read: bool,
 }
 
+/// A chunk's audited files, and what the caches learn of each.
+type Chunk = (Vec<Audited>, Vec<Side>);
+
 /// Where a file's report came from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Origin {
@@ -287,29 +291,42 @@ pub fn audit(
         .as_bytes(),
     );
     let join = crate::timings::phase("join the stat index and lockfile summary");
-    // Two passes over sorted lists, each on a core.
+    // Two passes over sorted lists, each on a core. A lockfile read as the audit goes
+    // gives each chunk's summaries when the chunk starts.
     let (known, infos) = rayon::join(
         || match caches.as_mut() {
             Some(c) => c.known_hashes(&files),
             None => vec![None; files.len()],
         },
-        || lock.infos(files.iter().map(|(p, _)| p.as_str())),
+        || {
+            (!lock.reads_as_it_goes())
+                .then(|| lock.infos(files.iter().map(|(p, _)| p.as_str())))
+                .transpose()
+        },
     );
     let infos = infos?;
     drop(join);
     let shared = caches.as_ref();
     let scan = crate::timings::phase("stat, read, audit");
     // Each worker moves its chunk's paths into the reports (a copy of each was a tenth of
-    // a warm run's merge); the stats stay for the stat index.
-    let chunks: Vec<(Vec<Audited>, Vec<Side>)> = files
-        .par_chunks_mut(CHUNK)
-        .zip(known.par_chunks(CHUNK))
-        .zip(infos.par_chunks(CHUNK))
-        .map(|((chunk, known), infos)| {
+    // a warm run's merge); the stats stay for the stat index. The workers take chunks in
+    // path order (a bridge hands them out one by one, where splitting the list would
+    // start a worker in its middle), so a lockfile read as the audit goes is read from
+    // front to back, a little ahead of both.
+    let mut chunks: Vec<(usize, Chunk)> = files
+        .chunks_mut(CHUNK)
+        .zip(known.chunks(CHUNK))
+        .enumerate()
+        .par_bridge()
+        .map(|(i, (chunk, known))| {
+            let infos = match &infos {
+                Some(all) => Cow::Borrowed(&all[i * CHUNK..][..chunk.len()]),
+                None => Cow::Owned(lock.chunk_infos(chunk.iter().map(|(p, _)| p.as_str()))?),
+            };
             let mut db: Option<Database> = None;
             let mut done = Vec::with_capacity(chunk.len());
             let mut sides = Vec::with_capacity(chunk.len());
-            for (((path, stat), known), info) in chunk.iter_mut().zip(known).zip(infos) {
+            for (((path, stat), known), info) in chunk.iter_mut().zip(known).zip(infos.iter()) {
                 progress.inc();
                 let path = std::mem::take(path);
                 let mut scanned = scan_one(ws, &path, *stat, *known)?;
@@ -364,10 +381,14 @@ pub fn audit(
                     report,
                 });
             }
-            Ok((done, sides))
+            Ok((i, (done, sides)))
         })
         .collect::<Result<_, Failure>>()?;
+    chunks.sort_unstable_by_key(|(i, _)| *i);
+    let chunks: Vec<Chunk> = chunks.into_iter().map(|(_, c)| c).collect();
     drop(scan);
+    // Every entry is read and checked before anything is written or reported.
+    lock.finish()?;
     let _merge = crate::timings::phase("merge and save caches");
     let (chunks, sides): (Vec<_>, Vec<_>) = chunks.into_iter().unzip();
     let mut audit = Audit { chunks };

@@ -399,11 +399,12 @@ impl Caches {
     /// gives back the ones taken out), and older ones while it stays within twice that
     /// size, so auditing a subset of the tree does not evict the rest, yet a shard cannot
     /// grow without bound.
-    /// `summary` is the lockfile summary the run holds, written if it was rebuilt.
+    /// `summary` is the lockfile summary the run holds (in path order), written if it was
+    /// rebuilt.
     pub fn save<'r>(
         mut self,
         served: impl for<'k> Fn(&'k [u8; 32]) -> Option<ReportRef<'r>> + Sync,
-        summary: Option<&FxHashMap<String, LockInfo>>,
+        summary: Option<&[(String, LockInfo)]>,
     ) {
         if !self.needs_save() {
             return;
@@ -416,8 +417,7 @@ impl Caches {
             (self.lock_summary_wanted.take(), summary)
         {
             let _phase = crate::timings::phase("  save the lockfile summary");
-            let mut entries: Vec<_> = summary.iter().collect();
-            entries.par_sort_unstable_by(|a, b| a.0.cmp(b.0));
+            let entries = summary.iter().map(|(p, info)| (p, info)).collect();
             self.write(
                 LOCK_SUMMARY_FILE,
                 &LockSummaryOut {

@@ -11,6 +11,7 @@
 
 use super::Failure;
 use super::cache::{Caches, EntryAt, LockInfo, LockSummary, Stat};
+use super::rounds::{Round, Rounds};
 use super::workspace::Workspace;
 use crate::statcache::Raw32;
 use lockgraph_queries::copy::engine::{self, EntryState};
@@ -21,7 +22,8 @@ use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::io::{Read, Seek, SeekFrom};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 pub struct LockView<'a> {
     ws: &'a Workspace,
@@ -36,10 +38,77 @@ pub struct LockView<'a> {
 
 /// What the view knows of each entry without the lockfile in full.
 enum Summary {
-    /// Made from the parsed lockfile.
-    Parsed(FxHashMap<String, LockInfo>),
+    /// Made from the parsed lockfile, in path order.
+    Parsed(Vec<(String, LockInfo)>),
     /// From `.lockgraph/`, read as it is joined with the files being audited.
     Cached(LockSummary),
+    /// Made as the lockfile is read, a round at a time, while the audit goes.
+    Reading(Reading),
+}
+
+/// Text of a round read while the audit goes: about 650 entries of a large tree's
+/// lockfile, a few milliseconds on one core.
+const ROUND: usize = 1 << 20;
+
+/// Entries read ahead of the audit: a worker that finds fewer waiting reads the next
+/// round while the other workers audit, so none waits for one.
+const AHEAD: usize = 2048;
+
+/// A canonical lockfile read as the audit reaches its paths. Both are in path order, so
+/// the audit takes its chunks in order and a worker whose chunk lies past what has been
+/// read reads the next round: a cold run audits while the lockfile is parsed instead of
+/// after, and holds a few rounds of entries instead of all of them.
+struct Reading {
+    state: Mutex<ReadState>,
+    /// A round was read (or failed): a waiting worker looks again.
+    read: Condvar,
+    /// Every entry's summary, once the whole lockfile has been read ([`LockView::finish`]).
+    summary: OnceLock<Vec<(String, LockInfo)>>,
+    /// [`AHEAD`], but for tests.
+    ahead: usize,
+}
+
+struct ReadState {
+    /// The rounds still to read: out while a worker reads one.
+    rounds: Option<Rounds>,
+    reading: bool,
+    /// Every entry read so far, in path order.
+    infos: Vec<(String, LockInfo)>,
+    /// The entries read and not yet taken.
+    entries: FxHashMap<String, Entry>,
+    /// Every entry has been read.
+    done: bool,
+    failed: Option<String>,
+    /// Time the workers spent reading rounds.
+    spent: Duration,
+}
+
+impl ReadState {
+    /// Whether every entry up to `path` has been read.
+    fn reached(&self, path: &str) -> bool {
+        self.done || self.infos.last().is_some_and(|(p, _)| p.as_str() >= path)
+    }
+
+    /// Takes in a round, if its paths continue the order of those read so far.
+    fn take_in(&mut self, round: Round) -> bool {
+        let after = |p: &str, q: &str| p < q;
+        let last = self.infos.last().map(|(p, _)| p.as_str());
+        let mut paths = round.entries.iter().map(|(p, _)| p.as_str());
+        let first = paths.clone().next();
+        let ordered = paths
+            .clone()
+            .zip(paths.by_ref().skip(1))
+            .all(|(p, q)| after(p, q));
+        if !ordered || matches!((last, first), (Some(l), Some(f)) if !after(l, f)) {
+            return false;
+        }
+        self.infos.reserve(round.entries.len());
+        for ((path, entry), at) in round.entries.into_iter().zip(round.at) {
+            self.infos.push((path.clone(), info(&entry, Some(at))));
+            self.entries.insert(path, entry);
+        }
+        true
+    }
 }
 
 /// What an entry's spans contribute to a findings key: what the filter reads of each span
@@ -81,8 +150,9 @@ fn info(e: &Entry, at: Option<EntryAt>) -> LockInfo {
     }
 }
 
-/// Each entry's summary; `located` (if given) says where each entry lies, in path order.
-fn summarize(lock: &Lockfile, located: Option<&[EntryAt]>) -> FxHashMap<String, LockInfo> {
+/// Each entry's summary, in path order; `located` (if given) says where each entry
+/// lies, in path order.
+fn summarize(lock: &Lockfile, located: Option<&[EntryAt]>) -> Vec<(String, LockInfo)> {
     // On every core: a cold run waits for this between parsing the lockfile and auditing.
     let entries: Vec<(&String, &Entry)> = lock.files.iter().collect();
     let located = located.filter(|at| at.len() == entries.len());
@@ -90,6 +160,20 @@ fn summarize(lock: &Lockfile, located: Option<&[EntryAt]>) -> FxHashMap<String, 
         .into_par_iter()
         .enumerate()
         .map(|(i, (path, e))| (path.clone(), info(e, located.map(|at| at[i]))))
+        .collect()
+}
+
+/// The summaries of `paths` in `infos` (in path order).
+fn lookup<'p>(
+    infos: &[(String, LockInfo)],
+    paths: impl IntoIterator<Item = &'p str>,
+) -> Vec<Option<LockInfo>> {
+    paths
+        .into_iter()
+        .map(|p| {
+            let i = infos.binary_search_by(|(q, _)| q.as_str().cmp(p)).ok()?;
+            Some(infos[i].1.clone())
+        })
         .collect()
 }
 
@@ -131,6 +215,13 @@ impl<'a> LockView<'a> {
                 cached_for: Some(stat),
             });
         }
+        if let Some((rounds, head)) = Rounds::open(&ws.lock_path, ROUND, 1) {
+            let view = LockView::reading(ws, rounds, &head, AHEAD);
+            if let (Some(stat), Some(c)) = (stat, caches) {
+                c.want_lock_summary(stat, view.prompt_outdated);
+            }
+            return Ok(view);
+        }
         let read = crate::timings::phase("read lockfile");
         let (lock, located) = ws.read_lockfile_located()?;
         drop(read);
@@ -144,6 +235,31 @@ impl<'a> LockView<'a> {
         Ok(view)
     }
 
+    /// A lockfile to read in `rounds` as the audit goes, `ahead` entries ahead of it;
+    /// `head` is the lockfile without its entries.
+    fn reading(ws: &'a Workspace, rounds: Rounds, head: &Lockfile, ahead: usize) -> LockView<'a> {
+        LockView {
+            ws,
+            prompt_outdated: prompt_outdated(head),
+            summary: Summary::Reading(Reading {
+                state: Mutex::new(ReadState {
+                    rounds: Some(rounds),
+                    reading: false,
+                    infos: Vec::new(),
+                    entries: FxHashMap::default(),
+                    done: false,
+                    failed: None,
+                    spent: Duration::ZERO,
+                }),
+                read: Condvar::new(),
+                summary: OnceLock::new(),
+                ahead,
+            }),
+            full: OnceLock::new(),
+            cached_for: None,
+        }
+    }
+
     /// From a lockfile already read.
     pub fn parsed(ws: &'a Workspace, lock: Lockfile) -> LockView<'a> {
         let summary = summarize(&lock, None);
@@ -153,7 +269,7 @@ impl<'a> LockView<'a> {
     fn with_summary(
         ws: &'a Workspace,
         lock: Lockfile,
-        summary: FxHashMap<String, LockInfo>,
+        summary: Vec<(String, LockInfo)>,
     ) -> LockView<'a> {
         LockView {
             ws,
@@ -164,13 +280,130 @@ impl<'a> LockView<'a> {
         }
     }
 
-    /// The summary made from the lockfile, if this run parsed it: what the caches keep of
-    /// the lockfile (see [`Caches::save`]).
-    pub fn parsed_summary(&self) -> Option<&FxHashMap<String, LockInfo>> {
+    /// The summary made from the lockfile, in path order, if this run parsed it (and,
+    /// reading it as the audit went, [`finished`](LockView::finish)): what the caches keep
+    /// of the lockfile (see [`Caches::save`]).
+    pub fn parsed_summary(&self) -> Option<&[(String, LockInfo)]> {
         match &self.summary {
-            Summary::Parsed(map) => Some(map),
+            Summary::Parsed(infos) => Some(infos),
+            Summary::Reading(r) => r.summary.get().map(Vec::as_slice),
             Summary::Cached(_) => None,
         }
+    }
+
+    /// Whether the lockfile is read as the audit reaches its paths: the audit then asks
+    /// for each chunk's summaries ([`LockView::chunk_infos`]), in order, and
+    /// [`finishes`](LockView::finish) the lockfile after.
+    pub fn reads_as_it_goes(&self) -> bool {
+        matches!(self.summary, Summary::Reading(_))
+    }
+
+    /// What the lockfile records for each of `paths` (sorted by path), once the lockfile
+    /// has been read through the last of them. Any error in the lockfile read on the way
+    /// fails the audit, as it would have before it started.
+    pub fn chunk_infos<'p>(
+        &self,
+        paths: impl IntoIterator<Item = &'p str> + Clone,
+    ) -> Result<Vec<Option<LockInfo>>, Failure> {
+        let Summary::Reading(r) = &self.summary else {
+            return self.infos(paths);
+        };
+        let Some(last) = paths.clone().into_iter().last() else {
+            return Ok(Vec::new());
+        };
+        let st = self.reach(r, last)?;
+        Ok(lookup(&st.infos, paths))
+    }
+
+    /// The reading state once every entry up to `path` has been read and enough are read
+    /// ahead; reads rounds on this thread as needed.
+    fn reach<'r>(&self, r: &'r Reading, path: &str) -> Result<MutexGuard<'r, ReadState>, Failure> {
+        let mut st = r.state.lock().expect("no holder panics");
+        loop {
+            if let Some(message) = &st.failed {
+                return Err(Failure::new(message.clone()));
+            }
+            let reached = st.reached(path);
+            if reached && (st.done || st.reading || st.entries.len() >= r.ahead) {
+                return Ok(st);
+            }
+            if st.reading {
+                st = r.read.wait(st).expect("no holder panics");
+                continue;
+            }
+            st = self.read_round(r, st);
+        }
+    }
+
+    /// Reads the next round with the state unlocked, then takes it in. A round that does
+    /// not read, or breaks the path order, leaves the answer to the whole read.
+    fn read_round<'r>(
+        &self,
+        r: &'r Reading,
+        mut st: MutexGuard<'r, ReadState>,
+    ) -> MutexGuard<'r, ReadState> {
+        let Some(mut rounds) = st.rounds.take() else {
+            st.done = true;
+            return st;
+        };
+        st.reading = true;
+        drop(st);
+        let started = Instant::now();
+        let round = rounds.next_round();
+        let mut st = r.state.lock().expect("no holder panics");
+        st.reading = false;
+        st.spent += started.elapsed();
+        match round {
+            Ok(Some(round)) => {
+                if st.take_in(round) {
+                    st.rounds = Some(rounds);
+                } else {
+                    self.read_whole(&mut st);
+                }
+            }
+            Ok(None) => st.done = true,
+            Err(_) => self.read_whole(&mut st),
+        }
+        r.read.notify_all();
+        st
+    }
+
+    /// Reads the whole lockfile into the state: its exact error, or every entry (those
+    /// already taken are not asked for again).
+    fn read_whole(&self, st: &mut ReadState) {
+        match self.ws.read_lockfile_located() {
+            Ok((lock, located)) => {
+                st.infos = summarize(&lock, located.as_deref());
+                st.entries = lock.files.into_iter().collect();
+                st.done = true;
+            }
+            Err(f) => st.failed = Some(f.message),
+        }
+    }
+
+    /// Reads the rest of a lockfile read as the audit went: every entry is checked before
+    /// anything is written, and the summary is complete. Nothing to do otherwise.
+    pub fn finish(&self) -> Result<(), Failure> {
+        let Summary::Reading(r) = &self.summary else {
+            return Ok(());
+        };
+        if r.summary.get().is_some() {
+            return Ok(());
+        }
+        let mut st = r.state.lock().expect("no holder panics");
+        while !st.done && st.failed.is_none() {
+            st = self.read_round(r, st);
+        }
+        if let Some(message) = &st.failed {
+            return Err(Failure::new(message.clone()));
+        }
+        crate::timings::report("read lockfile, in rounds", st.spent);
+        let infos = std::mem::take(&mut st.infos);
+        // The entries no file took: files out of scope, or gone.
+        let untaken = std::mem::take(&mut st.entries);
+        std::mem::forget(untaken);
+        let _ = r.summary.set(infos);
+        Ok(())
     }
 
     pub fn prompt_outdated(&self) -> bool {
@@ -183,21 +416,19 @@ impl<'a> LockView<'a> {
         &self,
         paths: impl IntoIterator<Item = &'p str> + Clone,
     ) -> Result<Vec<Option<LockInfo>>, Failure> {
-        let lookup = |map: &FxHashMap<String, LockInfo>| {
-            paths
-                .clone()
-                .into_iter()
-                .map(|p| map.get(p).cloned())
-                .collect()
-        };
         match &self.summary {
-            Summary::Parsed(map) => Ok(lookup(map)),
+            Summary::Parsed(infos) => Ok(lookup(infos, paths)),
+            Summary::Reading(r) => {
+                self.finish()?;
+                let infos = r.summary.get().map_or(&[][..], Vec::as_slice);
+                Ok(lookup(infos, paths))
+            }
             Summary::Cached(cached) => match cached.join(paths.clone()) {
                 Some(infos) => Ok(infos),
                 // Damaged (and moved aside): the lockfile itself answers.
                 None => {
                     let lock = self.full()?.lock().expect("no holder panics");
-                    Ok(lookup(&summarize(&lock, None)))
+                    Ok(lookup(&summarize(&lock, None), paths))
                 }
             },
         }
@@ -223,6 +454,11 @@ impl<'a> LockView<'a> {
         let Some(info) = info else {
             return Ok(None);
         };
+        if let Summary::Reading(r) = &self.summary {
+            // The audit asked for the chunk's summaries first: the entry has been read.
+            let mut st = r.state.lock().expect("no holder panics");
+            return Ok(st.entries.remove(path));
+        }
         if self.full.get().is_none()
             && let Some(stat) = self.cached_for
             && let Some(entry) = read_entry(&self.ws.lock_path, stat, path, info)
@@ -246,5 +482,147 @@ impl<'a> LockView<'a> {
         });
         full.as_ref()
             .map_err(|message| Failure::new(message.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::copy_audit::workspace::tests::lockfile;
+    use lockgraph_queries::copy::lockfile::to_canonical_string;
+
+    fn tree(text: &str) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join(".copy-editor.yaml");
+        fs::write(&config, "language: cs\n").unwrap();
+        fs::write(dir.path().join(".copy-editor.lock.json"), text).unwrap();
+        let ws = Workspace::load(Some(&config), None).unwrap();
+        (dir, ws)
+    }
+
+    /// A file's summary and entry, as the audit takes them.
+    type Taken = (Option<LockInfo>, Option<Entry>);
+
+    /// The lockfile's paths and as many more that it has no entry for, in path order.
+    fn audited_paths(lock: &Lockfile) -> Vec<String> {
+        let mut paths: Vec<String> = lock.files.keys().cloned().collect();
+        paths.extend(lock.files.keys().map(|p| format!("{p}x")));
+        paths.sort();
+        paths
+    }
+
+    /// Audits `paths` against `view` chunk by chunk on every core, in order as the audit
+    /// does: each chunk's summaries and the entries of those it has, or the first error.
+    fn audit(view: &LockView<'_>, paths: &[String]) -> Result<Vec<Taken>, Failure> {
+        let mut chunks: Vec<(usize, Vec<_>)> = paths
+            .chunks(7)
+            .enumerate()
+            .par_bridge()
+            .map(|(i, chunk)| {
+                let infos = view.chunk_infos(chunk.iter().map(String::as_str))?;
+                let taken = chunk
+                    .iter()
+                    .zip(infos)
+                    .map(|(p, info)| Ok((info.clone(), view.take_entry(p, info.as_ref())?)))
+                    .collect::<Result<Vec<_>, Failure>>()?;
+                Ok((i, taken))
+            })
+            .collect::<Result<_, Failure>>()?;
+        chunks.sort_by_key(|(i, _)| *i);
+        view.finish()?;
+        Ok(chunks.into_iter().flat_map(|(_, c)| c).collect())
+    }
+
+    /// What the whole read gives for `paths`: each summary and entry, and the summary.
+    #[allow(clippy::type_complexity)]
+    fn whole(
+        ws: &Workspace,
+        paths: &[String],
+    ) -> (
+        Vec<(Option<LockInfo>, Option<Entry>)>,
+        Vec<(String, LockInfo)>,
+    ) {
+        let (lock, located) = ws.read_lockfile_located().unwrap();
+        let summary = summarize(&lock, located.as_deref());
+        let each = paths
+            .iter()
+            .zip(lookup(&summary, paths.iter().map(String::as_str)))
+            .map(|(p, info)| (info, lock.files.get(p).cloned()))
+            .collect();
+        (each, summary)
+    }
+
+    #[test]
+    fn read_as_the_audit_goes_a_lockfile_gives_what_the_whole_read_gives() {
+        let lock = lockfile(300);
+        let text = to_canonical_string(&lock);
+        let (_dir, ws) = tree(&text);
+        let paths = audited_paths(&lock);
+        let (expected, summary) = whole(&ws, &paths);
+        assert!(summary.iter().all(|(_, info)| info.at.is_some()));
+        // Rounds of a few entries, of many, and of the whole file; read just in time, or
+        // ahead.
+        for (round, ahead) in [(200, 0), (200, 16), (4096, 0), (4096, 64), (1 << 20, AHEAD)] {
+            let (rounds, head) = Rounds::open(&ws.lock_path, round, 1).unwrap();
+            let view = LockView::reading(&ws, rounds, &head, ahead);
+            assert!(view.reads_as_it_goes());
+            assert_eq!(audit(&view, &paths).unwrap(), expected, "{round}, {ahead}");
+            assert_eq!(view.parsed_summary(), Some(&summary[..]));
+        }
+    }
+
+    /// Entries out of order, or a layout the rounds cannot read, leave the answer to the
+    /// whole read, whichever round finds it: the same summaries and entries (those the
+    /// rounds read first also say where they lie).
+    #[test]
+    fn what_rounds_cannot_read_the_whole_read_answers() {
+        let lock = lockfile(300);
+        let text = to_canonical_string(&lock);
+        let entry_start = "\n    \"content/";
+        let starts: Vec<usize> = text.match_indices(entry_start).map(|(i, _)| i).collect();
+        let (a, b, c) = (starts[250], starts[251], starts[252]);
+        let swapped = format!("{}{}{}{}", &text[..a], &text[b..c], &text[a..b], &text[c..]);
+        // A late entry indented by one more space: the same lockfile in another layout.
+        let indented = format!("{} {}", &text[..starts[280] + 1], &text[starts[280] + 1..]);
+        assert!(lockgraph_queries::copy::lockfile::parse(&indented).is_ok());
+        let unlocated = |each: Vec<Taken>| {
+            each.into_iter()
+                .map(|(info, entry)| (info.map(|i| LockInfo { at: None, ..i }), entry))
+                .collect::<Vec<_>>()
+        };
+        for changed in [swapped, indented] {
+            let (_dir, ws) = tree(&changed);
+            let paths = audited_paths(&lock);
+            let (expected, summary) = whole(&ws, &paths);
+            assert!(summary.iter().all(|(_, info)| info.at.is_none()));
+            for (round, ahead) in [(200, 0), (4096, 16)] {
+                let (rounds, head) = Rounds::open(&ws.lock_path, round, 1).unwrap();
+                let view = LockView::reading(&ws, rounds, &head, ahead);
+                let each = audit(&view, &paths).unwrap();
+                assert_eq!(unlocated(each), expected, "{round}, {ahead}");
+                assert_eq!(view.parsed_summary(), Some(&summary[..]));
+            }
+        }
+    }
+
+    /// An entry that breaks an invariant late in the lockfile fails the audit with the
+    /// whole read's exact error, though earlier chunks were audited.
+    #[test]
+    fn a_broken_entry_late_in_the_lockfile_fails_with_the_exact_error() {
+        let lock = lockfile(300);
+        let text = to_canonical_string(&lock);
+        let last = text.rfind("sha256:").unwrap();
+        let broken = format!("{}md5:{}", &text[..last], &text[last + "sha256:".len()..]);
+        let (_dir, ws) = tree(&broken);
+        let error = ws.read_lockfile().unwrap_err().message;
+        let paths = audited_paths(&lock);
+        for (round, ahead) in [(200, 0), (4096, 16), (1 << 20, AHEAD)] {
+            let (rounds, head) = Rounds::open(&ws.lock_path, round, 1).unwrap();
+            let view = LockView::reading(&ws, rounds, &head, ahead);
+            let first = view.chunk_infos(paths[..7].iter().map(String::as_str));
+            assert_eq!(first.is_ok(), round < 1 << 20, "{round}, {ahead}");
+            assert_eq!(audit(&view, &paths).unwrap_err().message, error);
+            assert_eq!(view.finish().unwrap_err().message, error);
+        }
     }
 }

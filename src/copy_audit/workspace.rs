@@ -87,11 +87,11 @@ impl Workspace {
     }
 
     /// [`Workspace::read_lockfile`] for a lockfile in the canonical layout, parsed on every
-    /// core: see [`read_in_pieces`].
+    /// core: see [`super::rounds::read_in_pieces`].
     fn read_lockfile_in_pieces(&self) -> Option<(Lockfile, Option<Vec<EntryAt>>)> {
         /// Text per piece and round.
         const PIECE: usize = 4 << 20;
-        read_in_pieces(&self.lock_path, PIECE)
+        super::rounds::read_in_pieces(&self.lock_path, PIECE)
     }
 
     fn read_lockfile_text(&self) -> Result<Lockfile, Failure> {
@@ -220,121 +220,6 @@ impl Workspace {
     }
 }
 
-/// The lockfile at `path` if it is in the canonical layout, parsed on every core (see
-/// `lockfile::pieces`): read in rounds of `piece` bytes per core, each round cut where
-/// entries start. A cold run of a large tree waits for its lockfile before it can audit
-/// anything, and one core parsed 155 MB at about 250 MB/s. None when the file is not in
-/// that layout or anything in it does not read: the whole read then gives the answer or
-/// the exact error.
-fn read_in_pieces(path: &Path, piece: usize) -> Option<(Lockfile, Option<Vec<EntryAt>>)> {
-    use lockgraph_queries::copy::lockfile::pieces::{self, ENTRY_START, FILES_CLOSE, FILES_OPEN};
-    use rayon::prelude::*;
-    use std::io::Read;
-    let find = |hay: &[u8], from: usize| {
-        let mut at = hay.get(from..)?.windows(ENTRY_START.len());
-        at.position(|w| w == ENTRY_START).map(|i| from + i)
-    };
-    let mut file = fs::File::open(path).ok()?;
-    let mut buf: Vec<u8> = Vec::new();
-    let mut eof = false;
-    // Reads until `buf` holds `want` bytes or the file has ended.
-    let mut fill = |buf: &mut Vec<u8>, want: usize, eof: &mut bool| -> Option<()> {
-        while buf.len() < want && !*eof {
-            let n = (&mut file)
-                .take((want - buf.len()) as u64)
-                .read_to_end(buf)
-                .ok()?;
-            *eof = n == 0;
-        }
-        Some(())
-    };
-    // The head (schema version and segmenter) is a few lines.
-    fill(&mut buf, piece.max(1 << 16), &mut eof)?;
-    let open = buf
-        .windows(FILES_OPEN.len())
-        .position(|w| w == FILES_OPEN)?
-        + FILES_OPEN.len();
-    let mut lock = pieces::head(std::str::from_utf8(&buf[..open]).ok()?)?;
-    buf.drain(..open);
-    // Where `buf` starts in the file.
-    let mut base = open as u64;
-    let cores = rayon::current_num_threads().max(1);
-    let mut want = cores * piece;
-    let mut parsed = Vec::new();
-    let mut located = Vec::new();
-    loop {
-        fill(&mut buf, want, &mut eof)?;
-        // This round's entries: up to the last entry start (the entry there may not be
-        // whole yet), or at the end of the file everything before the close.
-        let end = if eof {
-            let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
-            text.strip_suffix(FILES_CLOSE)?.len()
-        } else {
-            let mut starts = buf.windows(ENTRY_START.len());
-            starts.rposition(|w| w == ENTRY_START)?
-        };
-        if end == 0 && !eof {
-            want *= 2; // one entry larger than a round: read on
-            continue;
-        }
-        let region = &buf[..end];
-        let mut cuts = vec![0];
-        for i in 1..cores {
-            let from = (i * end / cores).max(cuts[cuts.len() - 1] + 1);
-            match find(region, from) {
-                Some(cut) if cut < end => cuts.push(cut),
-                _ => break,
-            }
-        }
-        cuts.push(end);
-        // Every piece but the file's last ends with the comma before the next; the last
-        // takes the byte after it too (see `pieces::entries`). Each is read where it lies.
-        let mut rest = &mut buf[..end + usize::from(eof)];
-        let mut slices = Vec::with_capacity(cuts.len() - 1);
-        for (i, w) in cuts.windows(2).enumerate() {
-            let len = if i + 2 == cuts.len() {
-                rest.len()
-            } else {
-                w[1] - w[0]
-            };
-            let (piece, tail) = std::mem::take(&mut rest).split_at_mut(len);
-            slices.push(piece);
-            rest = tail;
-        }
-        let n = slices.len();
-        let maps: Vec<Option<_>> = slices
-            .into_par_iter()
-            .zip(cuts.par_windows(2))
-            .enumerate()
-            .map(|(i, (piece, w))| {
-                let ranges = pieces::entry_ranges(piece);
-                let entries = pieces::entries(piece, eof && i == n - 1)?;
-                (entries.len() == ranges.len()).then_some(())?;
-                let at = ranges.into_iter().map(|r| EntryAt {
-                    offset: base + (w[0] + r.start) as u64,
-                    len: u32::try_from(r.len()).unwrap_or(u32::MAX),
-                });
-                Some((entries, at.collect::<Vec<_>>()))
-            })
-            .collect();
-        for map in maps {
-            let (entries, at) = map?;
-            parsed.push(entries);
-            located.extend(at);
-        }
-        if eof {
-            break;
-        }
-        buf.drain(..end);
-        base += end as u64;
-        want = cores * piece;
-    }
-    let (files, sorted) = pieces::join(parsed)?;
-    lock.files = files;
-    lock.validate().ok()?;
-    Some((lock, sorted.then_some(located)))
-}
-
 pub fn empty_lockfile() -> Lockfile {
     Lockfile {
         schema_version: 1,
@@ -347,13 +232,14 @@ pub fn empty_lockfile() -> Lockfile {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use super::super::rounds::read_in_pieces;
     use super::*;
     use lockgraph_queries::copy::lockfile::pieces;
     use lockgraph_queries::copy::lockfile::{Entry, Field, Kind, Span, to_canonical_string};
 
     /// A valid lockfile of `n` entries with a variety of spans and reviews.
-    fn lockfile(n: usize) -> Lockfile {
+    pub(crate) fn lockfile(n: usize) -> Lockfile {
         let mut lock = empty_lockfile();
         for i in 0..n {
             let span = |line: u32, language: &str, kind: Kind| Span {

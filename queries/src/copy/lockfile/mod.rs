@@ -240,8 +240,11 @@ pub mod pieces {
 
     /// The lockfile whose text up to and including [`FILES_OPEN`] is `head`, with no
     /// files yet.
+    /// Its schema version and segmenter are checked as in a whole lockfile.
     pub fn head(head: &str) -> Option<Lockfile> {
-        de::from_str(&format!("{head}}}}}")).ok()
+        let lock = de::from_str(&format!("{head}}}}}")).ok()?;
+        check::check_lockfile(&lock).ok()?;
+        Some(lock)
     }
 
     /// The entries of one piece of a canonical `files` object: members that each start
@@ -249,7 +252,8 @@ pub mod pieces {
     /// before the next piece, or for the last piece the line break that starts
     /// [`FILES_CLOSE`]. The piece is read where it lies: its first byte (the line break
     /// of the first [`ENTRY_START`]) becomes `{` and its last `}`, which makes it a JSON
-    /// object of its entries without copying megabytes into a new string.
+    /// object of its entries without copying megabytes into a new string. Each entry is
+    /// checked as in a whole lockfile.
     pub fn entries(piece: &mut [u8], last: bool) -> Option<Vec<(String, Entry)>> {
         let after = if last { b'\n' } else { b',' };
         if !piece.starts_with(ENTRY_START) || piece.last() != Some(&after) {
@@ -258,7 +262,12 @@ pub mod pieces {
         let end = piece.len() - 1;
         piece[0] = b'{';
         piece[end] = b'}';
-        de::files_object(std::str::from_utf8(piece).ok()?)
+        let entries = de::files_object(std::str::from_utf8(piece).ok()?)?;
+        for (path, entry) in &entries {
+            check::check_entry_path(path).ok()?;
+            check::check_entry(entry).ok()?;
+        }
+        Some(entries)
     }
 
     /// Where each entry of a piece (as [`entries`] takes it, before it reads it) lies in
@@ -282,10 +291,7 @@ pub mod pieces {
         if all.len() != 1 {
             return None;
         }
-        let (path, entry) = all.pop()?;
-        check::check_entry_path(&path).ok()?;
-        check::check_entry(&entry).ok()?;
-        Some((path, entry))
+        all.pop()
     }
 
     /// The pieces' entries as one `files` map, and whether they came in path order (so
