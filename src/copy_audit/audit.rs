@@ -278,7 +278,7 @@ pub fn audit(
     mut files: Vec<(String, Stat)>,
     mut caches: Option<Caches>,
     progress: &Progress,
-) -> Result<Audit, Failure> {
+) -> Result<(Audit, Learnt), Failure> {
     let setup = EngineSetup::new(ws, lock.prompt_outdated())?;
     let settings_key = ContentHash::of(
         format!(
@@ -389,7 +389,7 @@ pub fn audit(
     drop(scan);
     // Every entry is read and checked before anything is written or reported.
     lock.finish()?;
-    let _merge = crate::timings::phase("merge and save caches");
+    let merge = crate::timings::phase("merge");
     let (chunks, sides): (Vec<_>, Vec<_>) = chunks.into_iter().unzip();
     let mut audit = Audit { chunks };
     let mut copies = Vec::new();
@@ -435,37 +435,55 @@ pub fn audit(
             copy.error = error;
         }
     }
-    match caches {
-        Some(c) if c.needs_save() => {
-            // Only when this run learnt something; a rewritten shard gets the reports
-            // this run took out of it back (so only those shards' files are indexed).
-            let rewritten = c.rewritten_shards();
-            let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();
-            let mut by_key: FxHashMap<[u8; 32], &Audited> =
-                FxHashMap::with_capacity_and_hasher(indexed, Default::default());
-            by_key.extend(
-                sides
-                    .iter()
-                    .flatten()
-                    .zip(audit.files())
-                    .filter(|(side, _)| rewritten(&side.key))
-                    .map(|(side, a)| (side.key, a)),
-            );
-            c.save(
-                |key| {
-                    by_key.get(key).map(|a| ReportRef {
-                        findings: &a.report.findings,
-                        error: &a.report.error,
-                    })
-                },
-                lock.parsed_summary(),
-            );
+    drop(merge);
+    Ok((audit, Learnt { caches, sides }))
+}
+
+/// What an audit taught the caches, to save while its report is printed.
+pub struct Learnt {
+    caches: Option<Caches>,
+    sides: Vec<Vec<Side>>,
+}
+
+impl Learnt {
+    /// Saves the caches, if the run learnt anything: `audit` is the audit that taught
+    /// them, `summary` the lockfile summary the run made (if it parsed the lockfile).
+    pub fn save(self, audit: &Audit, summary: Option<&[(String, LockInfo)]>) {
+        let Learnt { caches, sides } = self;
+        match caches {
+            Some(c) if c.needs_save() => {
+                let _save = crate::timings::phase("save caches");
+                // A rewritten shard gets the reports this run took out of it back (so
+                // only those shards' files are indexed).
+                let rewritten = c.rewritten_shards();
+                let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();
+                let mut by_key: FxHashMap<[u8; 32], &Audited> =
+                    FxHashMap::with_capacity_and_hasher(indexed, Default::default());
+                by_key.extend(
+                    sides
+                        .iter()
+                        .flatten()
+                        .zip(audit.files())
+                        .filter(|(side, _)| rewritten(&side.key))
+                        .map(|(side, a)| (side.key, a)),
+                );
+                c.save(
+                    |key| {
+                        by_key.get(key).map(|a| ReportRef {
+                            findings: &a.report.findings,
+                            error: &a.report.error,
+                        })
+                    },
+                    summary,
+                );
+            }
+            // The process ends soon after: freeing every cached entry one by one would
+            // cost more than the whole warm audit of a small tree (a sixth of it on a
+            // large one).
+            other => std::mem::forget(other),
         }
-        // The process ends soon after: freeing every cached entry one by one would cost
-        // more than the whole warm audit of a small tree (a sixth of it on a large one).
-        other => std::mem::forget(other),
+        std::mem::forget(sides);
     }
-    Ok(audit)
 }
 
 pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Outcome, Failure> {
@@ -519,7 +537,7 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
         return list_unsegmented(ws, &lock, &files, format, caches);
     }
     let progress = Progress::new(files.len(), "auditing", args.quiet);
-    let audit = audit(ws, &lock, files, caches, &progress)?;
+    let (audit, learnt) = audit(ws, &lock, files, caches, &progress)?;
     drop(progress);
     if args.verbose {
         for f in audit.files() {
@@ -535,12 +553,18 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
         true => Some(review_status(&lock, &audit)?),
         false => None,
     };
-    let count = crate::timings::phase("count findings");
-    let summary = AuditReport::new(&audit, review);
-    drop(count);
-    let print = crate::timings::phase("print");
-    report::print_audit(ws, &summary, &audit, format);
-    drop(print);
+    // The caches are written while the report is printed.
+    let ((), summary) = rayon::join(
+        || learnt.save(&audit, lock.parsed_summary()),
+        || {
+            let count = crate::timings::phase("count findings");
+            let summary = AuditReport::new(&audit, review);
+            drop(count);
+            let _print = crate::timings::phase("print");
+            report::print_audit(ws, &summary, &audit, format);
+            summary
+        },
+    );
     let gate_failed = summary
         .problems
         .review_status

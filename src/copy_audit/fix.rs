@@ -34,7 +34,7 @@ pub fn run(
         // Fixing needs the bytes of every file anyway: no caches.
         let progress = Progress::new(files.len(), "fixing", quiet);
         let view = LockView::parsed(ws, lock.clone());
-        let audit = audit::audit(ws, &view, files.to_vec(), None, &progress)?;
+        let (audit, _) = audit::audit(ws, &view, files.to_vec(), None, &progress)?;
         drop(progress);
         let mut changed = false;
         let mut reanchored = false;
