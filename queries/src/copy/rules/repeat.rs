@@ -441,6 +441,21 @@ mod tests {
         }
     }
 
+    /// What the mask walk's length test rests on: every letter the masks take (ASCII and
+    /// the two-byte Latin letters) lowercases to one letter of as many bytes, or to
+    /// characters the masks leave to the character scan.
+    #[test]
+    fn classified_letters_lowercase_to_as_many_bytes() {
+        let classified = |c: char| c.is_ascii_alphanumeric() || ('\u{c0}'..='\u{23f}').contains(&c);
+        for c in ('\0'..='\u{23f}').filter(|c| classified(*c) && is_letter(*c)) {
+            let lower: Vec<char> = c.to_lowercase().collect();
+            if lower.iter().all(|l| classified(*l)) {
+                assert_eq!(lower.len(), 1, "{c:?}");
+                assert_eq!(lower[0].len_utf8(), c.len_utf8(), "{c:?}");
+            }
+        }
+    }
+
     #[test]
     fn the_latin_lowercase_table_is_std() {
         for c in (0..LATIN_END + 16).filter_map(char::from_u32) {

@@ -7,7 +7,7 @@
 //! and almost always the same way. A view with a character the masks do not classify
 //! (`«`, `°`, a CJK letter) is left to the character scan, which is the definition.
 
-use super::{Repeat, same_word};
+use super::{Repeat, lower_one, same_word};
 
 /// A way to fill the masks: [`classify_by_byte`] and its SIMD twin.
 #[cfg(test)]
@@ -248,6 +248,37 @@ fn run_end(mask: &[u64], from: usize, len: usize) -> usize {
     (k * 64 + clear.trailing_zeros() as usize).min(len)
 }
 
+/// Whether the words starting at `p` (first byte `b`) and `s` (first byte `a`) may be the
+/// same word, judged by their first letters; false only when they cannot be. The test
+/// almost every pair of neighbouring words ends at.
+#[inline]
+fn may_be_same(bytes: &[u8], p: usize, b: u8, s: usize, a: u8) -> bool {
+    match (a.is_ascii(), b.is_ascii()) {
+        // Different letters, or two capitals (`Bora Bora` is a name).
+        (true, true) => {
+            (a | 0x20) == (b | 0x20) && !(a.is_ascii_uppercase() && b.is_ascii_uppercase())
+        }
+        // A word that starts with a two-byte letter (every non-ASCII first byte these
+        // masks take leads one): the same when the letters lowercase alike.
+        (false, false) => {
+            let letter = |at: usize| {
+                let code = (u32::from(bytes[at] & 0x1F) << 6) | u32::from(bytes[at + 1] & 0x3F);
+                char::from_u32(code).unwrap_or_default()
+            };
+            let (x, y) = (letter(p), letter(s));
+            match (lower_one(x), lower_one(y)) {
+                (Some(l), Some(m)) => l == m && !(x.is_uppercase() && y.is_uppercase()),
+                // `İ` lowercases to two characters: the whole words decide.
+                _ => true,
+            }
+        }
+        // No letter these masks take lowercases to an ASCII letter but the ASCII ones
+        // (`İ` lowercases to `i` and a combining dot, which the masks leave to the
+        // character scan).
+        _ => false,
+    }
+}
+
 /// [`super::for_each_repeat`] on masks; false, having called nothing, if the text has
 /// a character the masks do not classify.
 pub(super) fn for_each_repeat(text: &str, f: &mut impl FnMut(Repeat)) -> bool {
@@ -282,16 +313,14 @@ pub(super) fn for_each_repeat(text: &str, f: &mut impl FnMut(Repeat)) -> bool {
             starts &= starts - 1;
             let a = bytes[start];
             if let Some((p_start, b)) = previous
-                // Two words whose first bytes are ASCII and differ in more than case are
-                // different words: the test almost every pair ends at. So are two words of
-                // which only one starts with an ASCII letter: no letter these masks take
-                // lowercases to an ASCII letter but the ASCII ones (`İ` lowercases to `i`
-                // and a combining dot, which the masks leave to the character scan).
-                && ((a | 0x20) == (b | 0x20) || (a >= 0x80 && b >= 0x80))
+                && may_be_same(bytes, p_start, b, start, a)
             {
                 let p_end = run_end(word, p_start, len);
                 let end = run_end(word, start, len);
-                if all_set(gap, p_end, start)
+                // A letter these masks take lowercases to one of as many bytes (see the
+                // tests): words of different lengths differ.
+                if p_end - p_start == end - start
+                    && all_set(gap, p_end, start)
                     && letters(p_start, p_end)
                     && letters(start, end)
                     && same_word(&text[p_start..p_end], &text[start..end])
