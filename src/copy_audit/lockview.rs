@@ -89,11 +89,12 @@ impl ReadState {
         self.done || self.infos.last().is_some_and(|(p, _)| p.as_str() >= path)
     }
 
-    /// Takes in a round, if its paths continue the order of those read so far.
-    fn take_in(&mut self, round: Round) -> bool {
+    /// Takes in a round (its entries and their summaries), if its paths continue the
+    /// order of those read so far. Cheap: the round was read and summarised unlocked.
+    fn take_in(&mut self, round: Summarised) -> bool {
         let after = |p: &str, q: &str| p < q;
         let last = self.infos.last().map(|(p, _)| p.as_str());
-        let mut paths = round.entries.iter().map(|(p, _)| p.as_str());
+        let mut paths = round.infos.iter().map(|(p, _)| p.as_str());
         let first = paths.clone().next();
         let ordered = paths
             .clone()
@@ -102,12 +103,30 @@ impl ReadState {
         if !ordered || matches!((last, first), (Some(l), Some(f)) if !after(l, f)) {
             return false;
         }
-        self.infos.reserve(round.entries.len());
-        for ((path, entry), at) in round.entries.into_iter().zip(round.at) {
-            self.infos.push((path.clone(), info(&entry, Some(at))));
-            self.entries.insert(path, entry);
-        }
+        self.infos.extend(round.infos);
+        self.entries.extend(round.entries);
         true
+    }
+}
+
+/// A round's entries with their summaries, in the order read.
+struct Summarised {
+    entries: Vec<(String, Entry)>,
+    infos: Vec<(String, LockInfo)>,
+}
+
+impl From<Round> for Summarised {
+    fn from(round: Round) -> Summarised {
+        let infos = round
+            .entries
+            .iter()
+            .zip(round.at)
+            .map(|((path, entry), at)| (path.clone(), info(entry, Some(at))))
+            .collect();
+        Summarised {
+            entries: round.entries,
+            infos,
+        }
     }
 }
 
@@ -349,7 +368,9 @@ impl<'a> LockView<'a> {
         st.reading = true;
         drop(st);
         let started = Instant::now();
-        let round = rounds.next_round();
+        // Read and summarised before the state is locked again: the other workers take
+        // their entries meanwhile.
+        let round = rounds.next_round().map(|r| r.map(Summarised::from));
         let mut st = r.state.lock().expect("no holder panics");
         st.reading = false;
         st.spent += started.elapsed();
