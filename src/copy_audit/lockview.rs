@@ -7,7 +7,9 @@
 //! the stat index), with where each entry lies in the lockfile. A file that must go
 //! through the engine reads its entry's bytes alone, and the lockfile is parsed whole only
 //! when it changed (or an entry cannot be located). A changed lockfile is always parsed,
-//! so every invariant is checked before anything is trusted.
+//! so every invariant is checked before anything is reported or written: in the canonical
+//! layout, a round at a time as the audit reaches its paths ([`Reading`]), otherwise
+//! whole before the audit.
 
 use super::Failure;
 use super::cache::{Caches, EntryAt, LockInfo, LockSummary, Stat};
@@ -92,15 +94,12 @@ impl ReadState {
     /// Takes in a round (its entries and their summaries), if its paths continue the
     /// order of those read so far. Cheap: the round was read and summarised unlocked.
     fn take_in(&mut self, round: Summarised) -> bool {
-        let after = |p: &str, q: &str| p < q;
-        let last = self.infos.last().map(|(p, _)| p.as_str());
-        let mut paths = round.infos.iter().map(|(p, _)| p.as_str());
-        let first = paths.clone().next();
-        let ordered = paths
-            .clone()
-            .zip(paths.by_ref().skip(1))
-            .all(|(p, q)| after(p, q));
-        if !ordered || matches!((last, first), (Some(l), Some(f)) if !after(l, f)) {
+        let ordered = round.infos.windows(2).all(|w| w[0].0 < w[1].0);
+        let continues = match (self.infos.last(), round.infos.first()) {
+            (Some((last, _)), Some((first, _))) => last < first,
+            _ => true,
+        };
+        if !(ordered && continues) {
             return false;
         }
         self.infos.extend(round.infos);
@@ -626,24 +625,33 @@ mod tests {
         }
     }
 
-    /// An entry that breaks an invariant late in the lockfile fails the audit with the
-    /// whole read's exact error, though earlier chunks were audited.
+    /// An entry that breaks an invariant late in the lockfile, or a path written twice,
+    /// fails the audit with the whole read's exact error, though earlier chunks were
+    /// audited.
     #[test]
     fn a_broken_entry_late_in_the_lockfile_fails_with_the_exact_error() {
         let lock = lockfile(300);
         let text = to_canonical_string(&lock);
         let last = text.rfind("sha256:").unwrap();
         let broken = format!("{}md5:{}", &text[..last], &text[last + "sha256:".len()..]);
-        let (_dir, ws) = tree(&broken);
-        let error = ws.read_lockfile().unwrap_err().message;
+        let starts: Vec<usize> = text
+            .match_indices("\n    \"content/")
+            .map(|(i, _)| i)
+            .collect();
+        let entry = &text[starts[250]..starts[251]];
+        let twice = format!("{}{entry}{}", &text[..starts[251]], &text[starts[251]..]);
         let paths = audited_paths(&lock);
-        for (round, ahead) in [(200, 0), (4096, 16), (1 << 20, AHEAD)] {
-            let (rounds, head) = Rounds::open(&ws.lock_path, round, 1).unwrap();
-            let view = LockView::reading(&ws, rounds, &head, ahead);
-            let first = view.chunk_infos(paths[..7].iter().map(String::as_str));
-            assert_eq!(first.is_ok(), round < 1 << 20, "{round}, {ahead}");
-            assert_eq!(audit(&view, &paths).unwrap_err().message, error);
-            assert_eq!(view.finish().unwrap_err().message, error);
+        for text in [broken, twice] {
+            let (_dir, ws) = tree(&text);
+            let error = ws.read_lockfile().unwrap_err().message;
+            for (round, ahead) in [(200, 0), (4096, 16), (1 << 20, AHEAD)] {
+                let (rounds, head) = Rounds::open(&ws.lock_path, round, 1).unwrap();
+                let view = LockView::reading(&ws, rounds, &head, ahead);
+                let first = view.chunk_infos(paths[..7].iter().map(String::as_str));
+                assert_eq!(first.is_ok(), round < 1 << 20, "{round}, {ahead}");
+                assert_eq!(audit(&view, &paths).unwrap_err().message, error);
+                assert_eq!(view.finish().unwrap_err().message, error);
+            }
         }
     }
 }
