@@ -508,7 +508,7 @@ impl<'a> LockView<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::copy_audit::workspace::tests::lockfile;
+    use crate::copy_audit::workspace::tests::{entry_starts, lockfile, swapped};
     use lockgraph_queries::copy::lockfile::to_canonical_string;
 
     fn tree(text: &str) -> (tempfile::TempDir, Workspace) {
@@ -598,10 +598,8 @@ mod tests {
     fn what_rounds_cannot_read_the_whole_read_answers() {
         let lock = lockfile(300);
         let text = to_canonical_string(&lock);
-        let entry_start = "\n    \"content/";
-        let starts: Vec<usize> = text.match_indices(entry_start).map(|(i, _)| i).collect();
-        let (a, b, c) = (starts[250], starts[251], starts[252]);
-        let swapped = format!("{}{}{}{}", &text[..a], &text[b..c], &text[a..b], &text[c..]);
+        let starts = entry_starts(&text);
+        let swapped = swapped(&text, 250);
         // A late entry indented by one more space: the same lockfile in another layout.
         let indented = format!("{} {}", &text[..starts[280] + 1], &text[starts[280] + 1..]);
         assert!(lockgraph_queries::copy::lockfile::parse(&indented).is_ok());
@@ -634,10 +632,7 @@ mod tests {
         let text = to_canonical_string(&lock);
         let last = text.rfind("sha256:").unwrap();
         let broken = format!("{}md5:{}", &text[..last], &text[last + "sha256:".len()..]);
-        let starts: Vec<usize> = text
-            .match_indices("\n    \"content/")
-            .map(|(i, _)| i)
-            .collect();
+        let starts = entry_starts(&text);
         let entry = &text[starts[250]..starts[251]];
         let twice = format!("{}{entry}{}", &text[..starts[251]], &text[starts[251]..]);
         let paths = audited_paths(&lock);

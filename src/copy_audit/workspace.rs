@@ -238,6 +238,20 @@ pub(crate) mod tests {
     use lockgraph_queries::copy::lockfile::pieces;
     use lockgraph_queries::copy::lockfile::{Entry, Field, Kind, Span, to_canonical_string};
 
+    /// Where each entry of a canonical lockfile of [`lockfile`]'s starts.
+    pub(crate) fn entry_starts(text: &str) -> Vec<usize> {
+        let entry_start = "\n    \"content/";
+        text.match_indices(entry_start).map(|(i, _)| i).collect()
+    }
+
+    /// The canonical lockfile `text` (of at least `i + 3` entries) with entries `i` and
+    /// `i + 1` swapped.
+    pub(crate) fn swapped(text: &str, i: usize) -> String {
+        let starts = entry_starts(text);
+        let (a, b, c) = (starts[i], starts[i + 1], starts[i + 2]);
+        format!("{}{}{}{}", &text[..a], &text[b..c], &text[a..b], &text[c..])
+    }
+
     /// A valid lockfile of `n` entries with a variety of spans and reviews.
     pub(crate) fn lockfile(n: usize) -> Lockfile {
         let mut lock = empty_lockfile();
@@ -304,18 +318,7 @@ pub(crate) mod tests {
             }
         }
         let text = to_canonical_string(&lockfile(3));
-        let entry_start = "\n    \"content/";
-        let first = text.find(entry_start).unwrap();
-        let second = first + 1 + text[first + 1..].find(entry_start).unwrap();
-        let third = second + 1 + text[second + 1..].find(entry_start).unwrap();
-        let swapped = format!(
-            "{}{}{}{}",
-            &text[..first],
-            &text[second..third],
-            &text[first..second],
-            &text[third..]
-        );
-        fs::write(&path, swapped).unwrap();
+        fs::write(&path, swapped(&text, 0)).unwrap();
         let (read, at) = read_in_pieces(&path, 4 << 20).unwrap();
         assert_eq!(read, lockfile(3));
         assert_eq!(at, None);
@@ -345,17 +348,7 @@ pub(crate) mod tests {
     fn entries_out_of_order_are_read_as_the_same_lockfile() {
         let lock = lockfile(20);
         let text = to_canonical_string(&lock);
-        let entry_start = "\n    \"content/";
-        let first = text.find(entry_start).unwrap();
-        let second = first + 1 + text[first + 1..].find(entry_start).unwrap();
-        let third = second + 1 + text[second + 1..].find(entry_start).unwrap();
-        let swapped = format!(
-            "{}{}{}{}",
-            &text[..first],
-            &text[second..third],
-            &text[first..second],
-            &text[third..]
-        );
+        let swapped = swapped(&text, 0);
         assert_ne!(swapped, text);
         for piece in [16, 700, 4 << 20] {
             assert_eq!(read(&swapped, piece), Some(lock.clone()), "{piece}");
