@@ -334,6 +334,9 @@ pub fn audit(
                 let key = findings_key(&path, &scanned.hash, state, info.as_ref(), &settings_key);
                 // Taken out of the cache here, on the workers, not cloned.
                 let taken = shared.map_or(Taken::Missing, |c| c.take_findings(&key));
+                if info.is_some() && !matches!(taken, Taken::Missing) {
+                    lock.release_entry(&path);
+                }
                 let (report, origin) = match taken {
                     Taken::Report(r) => (
                         FileReport {

@@ -493,6 +493,26 @@ impl<'a> LockView<'a> {
             .remove(path))
     }
 
+    /// Lets go of the entry of `path`, which the audit does not need (its findings were
+    /// cached), if the lockfile was parsed: a run whose lockfile changed but whose files
+    /// did not then holds only the entries still to come, not all of them.
+    pub fn release_entry(&self, path: &str) {
+        match &self.summary {
+            Summary::Reading(r) => {
+                r.state
+                    .lock()
+                    .expect("no holder panics")
+                    .entries
+                    .remove(path);
+            }
+            Summary::Parsed(_) | Summary::Cached(_) => {
+                if let Some(Ok(full)) = self.full.get() {
+                    full.lock().expect("no holder panics").files.remove(path);
+                }
+            }
+        }
+    }
+
     /// The parsed lockfile, parsing it on first need (from any worker thread).
     fn full(&self) -> Result<&Mutex<Lockfile>, Failure> {
         let full = self.full.get_or_init(|| {
