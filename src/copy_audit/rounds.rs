@@ -4,8 +4,9 @@
 //! A round is the text up to the last entry start within the next `pieces × piece` bytes;
 //! it is cut into that many pieces where entries start, and each piece is read where it
 //! lies. Whole reads ([`read_in_pieces`]) read a round's pieces on every core; a cold
-//! audit reads one piece per round on whichever worker reaches the end of what has been
-//! read, so the lockfile is parsed alongside the audit instead of before it (`lockview`).
+//! audit reads one piece per round, on whichever worker reaches the end of what has been
+//! read or finds few entries waiting, so the lockfile is parsed alongside the audit
+//! instead of before it (`lockview`).
 
 use super::cache::EntryAt;
 use lockgraph_queries::copy::lockfile::pieces::{self, ENTRY_START, FILES_CLOSE, FILES_OPEN};
@@ -21,8 +22,8 @@ pub struct Round {
     pub at: Vec<EntryAt>,
 }
 
-/// The text of a lockfile that does not read in rounds: not the canonical layout, or an
-/// entry that does not read. The whole read gives the answer or the exact error.
+/// A lockfile that does not read in rounds: not in the canonical layout, or with an entry
+/// that does not read. The whole read gives the answer or the exact error.
 #[derive(Debug)]
 pub struct NotInRounds;
 
