@@ -33,17 +33,16 @@ pub struct LockView<'a> {
     prompt_outdated: bool,
     /// The parsed lockfile, once an entry is needed; entries are handed out (moved) once.
     full: OnceLock<Result<Mutex<Lockfile>, String>>,
-    /// The lockfile's stat when the summary came from `.lockgraph/`: an entry read alone
-    /// is trusted only while the lockfile still has it.
-    cached_for: Option<Stat>,
 }
 
 /// What the view knows of each entry without the lockfile in full.
 enum Summary {
     /// Made from the parsed lockfile, in path order.
     Parsed(Vec<(String, LockInfo)>),
-    /// From `.lockgraph/`, read as it is joined with the files being audited.
-    Cached(LockSummary),
+    /// From `.lockgraph/`, read as it is joined with the files being audited, for the
+    /// lockfile with this stat: an entry read alone is trusted only while the lockfile
+    /// still has it.
+    Cached(LockSummary, Stat),
     /// Made as the lockfile is read, a round at a time, while the audit goes.
     Reading(Reading),
 }
@@ -228,9 +227,8 @@ impl<'a> LockView<'a> {
             return Ok(LockView {
                 ws,
                 prompt_outdated: s.prompt_outdated,
-                summary: Summary::Cached(s),
+                summary: Summary::Cached(s, stat),
                 full: OnceLock::new(),
-                cached_for: Some(stat),
             });
         }
         if let Some((rounds, head)) = Rounds::open(&ws.lock_path, ROUND, 1) {
@@ -274,7 +272,6 @@ impl<'a> LockView<'a> {
                 ahead,
             }),
             full: OnceLock::new(),
-            cached_for: None,
         }
     }
 
@@ -294,7 +291,6 @@ impl<'a> LockView<'a> {
             summary: Summary::Parsed(summary),
             prompt_outdated: prompt_outdated(&lock),
             full: OnceLock::from(Ok(Mutex::new(lock))),
-            cached_for: None,
         }
     }
 
@@ -305,7 +301,7 @@ impl<'a> LockView<'a> {
         match &self.summary {
             Summary::Parsed(infos) => Some(infos),
             Summary::Reading(r) => r.summary.get().map(Vec::as_slice),
-            Summary::Cached(_) => None,
+            Summary::Cached(..) => None,
         }
     }
 
@@ -443,7 +439,7 @@ impl<'a> LockView<'a> {
                 let infos = r.summary.get().map_or(&[][..], Vec::as_slice);
                 Ok(lookup(infos, paths))
             }
-            Summary::Cached(cached) => match cached.join(paths.clone()) {
+            Summary::Cached(cached, _) => match cached.join(paths.clone()) {
                 Some(infos) => Ok(infos),
                 // Damaged (and moved aside): the lockfile itself answers.
                 None => {
@@ -480,8 +476,8 @@ impl<'a> LockView<'a> {
             return Ok(st.entries.remove(path));
         }
         if self.full.get().is_none()
-            && let Some(stat) = self.cached_for
-            && let Some(entry) = read_entry(&self.ws.lock_path, stat, path, info)
+            && let Summary::Cached(_, stat) = &self.summary
+            && let Some(entry) = read_entry(&self.ws.lock_path, *stat, path, info)
         {
             return Ok(Some(entry));
         }
@@ -505,7 +501,7 @@ impl<'a> LockView<'a> {
                     .entries
                     .remove(path);
             }
-            Summary::Parsed(_) | Summary::Cached(_) => {
+            Summary::Parsed(_) | Summary::Cached(..) => {
                 if let Some(Ok(full)) = self.full.get() {
                     full.lock().expect("no holder panics").files.remove(path);
                 }
