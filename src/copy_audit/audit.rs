@@ -387,13 +387,12 @@ pub fn audit(
             Ok((i, (done, sides)))
         })
         .collect::<Result<_, Failure>>()?;
-    chunks.sort_unstable_by_key(|(i, _)| *i);
-    let chunks: Vec<Chunk> = chunks.into_iter().map(|(_, c)| c).collect();
     drop(scan);
     // Every entry is read and checked before anything is written or reported.
     lock.finish()?;
     let merge = crate::timings::phase("merge");
-    let (chunks, sides): (Vec<_>, Vec<_>) = chunks.into_iter().unzip();
+    chunks.sort_unstable_by_key(|(i, _)| *i);
+    let (chunks, sides): (Vec<_>, Vec<_>) = chunks.into_iter().map(|(_, c)| c).unzip();
     let mut audit = Audit { chunks };
     let mut copies = Vec::new();
     if let Some(c) = caches.as_mut() {

@@ -170,7 +170,8 @@ fn info(e: &Entry, at: Option<EntryAt>) -> LockInfo {
 /// Each entry's summary, in path order; `located` (if given) says where each entry
 /// lies, in path order.
 fn summarize(lock: &Lockfile, located: Option<&[EntryAt]>) -> Vec<(String, LockInfo)> {
-    // On every core: a cold run waits for this between parsing the lockfile and auditing.
+    // On every core: a run whose lockfile is not in the canonical layout waits for this
+    // between parsing the lockfile and auditing.
     let entries: Vec<(&String, &Entry)> = lock.files.iter().collect();
     let located = located.filter(|at| at.len() == entries.len());
     entries
@@ -231,20 +232,19 @@ impl<'a> LockView<'a> {
                 full: OnceLock::new(),
             });
         }
-        if let Some((rounds, head)) = Rounds::open(&ws.lock_path, ROUND, 1) {
-            let view = LockView::reading(ws, rounds, &head, AHEAD);
-            if let (Some(stat), Some(c)) = (stat, caches) {
-                c.want_lock_summary(stat, view.prompt_outdated);
+        let view = match Rounds::open(&ws.lock_path, ROUND, 1) {
+            Some((rounds, head)) => LockView::reading(ws, rounds, &head, AHEAD),
+            None => {
+                let read = crate::timings::phase("read lockfile");
+                let (lock, located) = ws.read_lockfile_located()?;
+                drop(read);
+                let summarise = crate::timings::phase("summarise lockfile");
+                let summary = summarize(&lock, located.as_deref());
+                drop(summarise);
+                LockView::with_summary(ws, lock, summary)
             }
-            return Ok(view);
-        }
-        let read = crate::timings::phase("read lockfile");
-        let (lock, located) = ws.read_lockfile_located()?;
-        drop(read);
-        let summarise = crate::timings::phase("summarise lockfile");
-        let summary = summarize(&lock, located.as_deref());
-        drop(summarise);
-        let view = LockView::with_summary(ws, lock, summary);
+        };
+        // Parsed this run, one way or the other: the caches keep its summary.
         if let (Some(stat), Some(c)) = (stat, caches) {
             c.want_lock_summary(stat, view.prompt_outdated);
         }
