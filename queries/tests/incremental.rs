@@ -1,33 +1,36 @@
 //! Incrementality, proven by counting what salsa executes (rust-analyzer style): an edit
 //! re-runs the queries of the edited file and nothing else; identical bytes stop early.
 
-use lockgraph_queries::copy::engine::{self, RuleTable, Settings, Source, SourceFile};
+use lockgraph_queries::copy::engine::{self, RuleTable, Setup, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::lockfile::{Entry, Field, Kind, Span};
 use lockgraph_queries::copy::rules::RuleSet;
 use lockgraph_queries::db::{Database, Executed, ExecutionLog};
 use lockgraph_queries::hash::ContentHash;
+use proptest::prelude::*;
 use salsa::Setter;
 use salsa::plumbing::AsId;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The settings every test here audits with.
+fn engine_setup() -> Setup {
+    Setup {
+        rules: RuleTable {
+            set: Arc::new(RuleSet::builtin()),
+            kinds: BTreeMap::new(),
+            fingerprint: ContentHash::of(b"builtin"),
+        },
+        default_language: "cs".to_string(),
+        unknown_language_default: false,
+        ignore_marker: "copy-editor: ignore".to_string(),
+        prompt_outdated: false,
+    }
+}
+
 fn setup(texts: &[(&str, &str)]) -> (Database, ExecutionLog, Vec<SourceFile>) {
     let (db, log) = Database::with_execution_log();
-    let table = RuleTable {
-        set: Arc::new(RuleSet::builtin()),
-        kinds: BTreeMap::new(),
-        fingerprint: ContentHash::of(b"builtin"),
-    };
-    let _settings = Settings::builder(
-        table,
-        "cs".to_string(),
-        false,
-        "copy-editor: ignore".to_string(),
-        false,
-    )
-    .durability(salsa::Durability::HIGH)
-    .new(&db);
+    engine_setup().install(&db);
     let files = texts
         .iter()
         .map(|(path, text)| {
@@ -174,9 +177,13 @@ fn rules_of_languages_the_file_does_not_contain_never_run() {
 fn a_report_computed_once_is_the_report_kept() {
     let json = r#"{"cs": "Bydlím v domě 5km odtud.", "en": "The the file ... is here"}"#;
     let (mut db, _log, files) = setup(&[("a.md", A), ("b.json", json)]);
+    let settings = engine_setup();
+    // Computed without the database, from the same inputs the database holds.
     let same = |db: &Database| {
         for f in &files {
-            assert_eq!(engine::report_once(db, *f), *engine::report(db, *f));
+            let once =
+                engine::report_once(&settings, f.format(db), f.source(db), f.entry(db).as_ref());
+            assert_eq!(once, *engine::report(db, *f), "{}", f.path(db));
         }
     };
     same(&db);
@@ -188,4 +195,203 @@ fn a_report_computed_once_is_the_report_kept() {
         .set_entry(&mut db)
         .to(Some(entry(span(1, 18, "en", Kind::Prose))));
     same(&db);
+}
+
+/// Every file under `dir`, as `/`-separated paths relative to `root`, and its bytes.
+fn files_under(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, Vec<u8>)>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("fixture directory")
+        .map(|e| e.expect("fixture entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            files_under(root, &path, out);
+        } else {
+            let rel = path.strip_prefix(root).expect("under the root");
+            let rel = rel.to_str().expect("UTF-8 path").replace('\\', "/");
+            out.push((rel, std::fs::read(&path).expect("readable fixture")));
+        }
+    }
+}
+
+/// The two ways of computing a report agree on every bundled fixture, with its lockfile
+/// entry (fresh, stale or missing), under every setting the engine reads, and on files the
+/// engine cannot read (invalid UTF-8, malformed JSON, spans that do not fit the file).
+#[test]
+fn a_report_computed_once_is_the_report_kept_on_every_fixture() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/copy");
+    let lock_text = std::fs::read_to_string(root.join(".copy-editor.lock.json")).unwrap();
+    let lock = lockgraph_queries::copy::lockfile::parse(&lock_text).unwrap();
+    let mut files = Vec::new();
+    for dir in ["content", "src"] {
+        files_under(&root, &root.join(dir), &mut files);
+    }
+    assert!(files.len() >= 5, "the fixtures: {}", files.len());
+    let mut cases: Vec<(String, Source, Option<Entry>)> = files
+        .into_iter()
+        .map(|(path, bytes)| {
+            let entry = lock.files.get(&path).cloned();
+            (path, Source::new(bytes), entry)
+        })
+        .collect();
+    // Unreviewed, so that a segmenter prompt that moved on changes their state.
+    let fitted = |text: &str, spans: Vec<Span>| Entry {
+        content_hash: ContentHash::of(text.as_bytes()).to_string(),
+        segmented_at: "2026-11-30T10:00:00Z".into(),
+        reviewed_by: None,
+        spans,
+    };
+    cases.push(("bad.md".into(), Source::new(b"v \xff lese".to_vec()), None));
+    cases.push(("bad.json".into(), Source::from("{\"a\": \"v lese\""), None));
+    let short = "Je to v lese.\n";
+    cases.push((
+        "short.md".into(),
+        Source::from(short),
+        Some(fitted(short, vec![span(3, 90, "cs", Kind::Prose)])),
+    ));
+    cases.push((
+        "unknown.md".into(),
+        Source::from(short),
+        Some(fitted(short, vec![span(1, 14, "unknown", Kind::Prose)])),
+    ));
+    assert!(cases.iter().any(|(_, _, e)| e.is_some()));
+    for prompt_outdated in [false, true] {
+        for unknown_language_default in [false, true] {
+            let settings = Setup {
+                prompt_outdated,
+                unknown_language_default,
+                ..engine_setup()
+            };
+            let db = Database::default();
+            settings.install(&db);
+            for (path, source, entry) in &cases {
+                let file = SourceFile::new(
+                    &db,
+                    path.clone(),
+                    Format::from_path(path),
+                    source.clone(),
+                    entry.clone(),
+                );
+                let once =
+                    engine::report_once(&settings, Format::from_path(path), source, entry.as_ref());
+                assert_eq!(once, *engine::report(&db, file), "{path}");
+            }
+        }
+    }
+}
+
+const PIECES: &[&str] = &[
+    "v",
+    "s",
+    "a",
+    "i",
+    "V",
+    "domě",
+    "lese",
+    "the",
+    "the the",
+    "je je",
+    "Monday",
+    "5.",
+    "50Kč",
+    "20%",
+    "...",
+    " - ",
+    "23-26",
+    "\"práce\"",
+    "“úkol”",
+    "t. j.",
+    "3x4",
+    " ",
+    " ",
+    "\n",
+    "\n\n",
+    ",",
+    " ,",
+    "# ",
+    "## ",
+    "`kód`",
+    "**",
+    "[v lese](https://x.cz)",
+    "\n```\nv lese\n```\n",
+    "\n- ",
+    "<b>",
+    "\\\"",
+    "&amp;",
+    "copy-editor: ignore",
+];
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(proptest::sample::select(PIECES), 0..30).prop_map(|p| p.join(" "))
+}
+
+fn spans() -> impl Strategy<Value = Vec<Span>> {
+    let one = (
+        1u32..4,
+        1u32..30,
+        0u32..3,
+        1u32..40,
+        proptest::sample::select(&["cs", "en", "unknown"][..]),
+        proptest::sample::select(&[Kind::Prose, Kind::Code, Kind::Quote, Kind::Data][..]),
+    )
+        .prop_map(|(line, column, lines, end_column, language, kind)| Span {
+            start_line: line,
+            start_column: column,
+            end_line: line + lines,
+            end_column,
+            language: language.into(),
+            kind,
+            path_hint: Field::Absent,
+            note: Field::Absent,
+        });
+    proptest::collection::vec(one, 0..4)
+}
+
+proptest! {
+    /// Random prose in every format, with a lockfile entry that is missing, stale, or
+    /// fresh with random spans (which may not fit the file), under every setting: the
+    /// report computed once is the one the database keeps.
+    #[test]
+    fn a_report_computed_once_is_the_report_kept_on_any_input(
+        body in text(),
+        format in 0..4usize,
+        entry_kind in 0..4usize,
+        spans in spans(),
+        prompt_outdated: bool,
+        unknown_language_default: bool,
+        english: bool,
+    ) {
+        let (path, bytes) = match format {
+            0 => ("t.md", body.clone()),
+            1 => ("t.json", serde_json::json!({ "cs": { "a": body }, "en": [body] }).to_string()),
+            2 => ("t.tsx", format!("export const A = () => <p>{body}</p>;\n")),
+            _ => ("t.txt", body.clone()),
+        };
+        let entry = match entry_kind {
+            0 => None,
+            kind => Some(Entry {
+                content_hash: if kind == 1 {
+                    ContentHash::of(b"other bytes").to_string()
+                } else {
+                    ContentHash::of(bytes.as_bytes()).to_string()
+                },
+                segmented_at: "2026-11-30T10:00:00Z".into(),
+                reviewed_by: (kind == 3).then(|| "someone".to_string()),
+                spans,
+            }),
+        };
+        let settings = Setup {
+            prompt_outdated,
+            unknown_language_default,
+            default_language: if english { "en" } else { "cs" }.to_string(),
+            ..engine_setup()
+        };
+        let db = Database::default();
+        settings.install(&db);
+        let source = Source::from(bytes.as_str());
+        let file = SourceFile::new(&db, path.into(), Format::from_path(path), source.clone(), entry.clone());
+        let once = engine::report_once(&settings, Format::from_path(path), &source, entry.as_ref());
+        prop_assert_eq!(&once, engine::report(&db, file));
+    }
 }

@@ -9,17 +9,13 @@ use super::workspace::Workspace;
 use super::{Failure, Outcome, fix};
 use crate::config::Config;
 use crate::progress::Progress;
-use lockgraph_queries::copy::engine::{
-    self, EntryState, FileReport, RuleTable, Settings, Source, SourceFile,
-};
+use lockgraph_queries::copy::engine::{self, EntryState, FileReport, RuleTable, Setup, Source};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::lockfile::Kind;
 use lockgraph_queries::copy::rules::{CustomRuleSpec, RuleSet, Severity};
-use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use salsa::Durability;
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -203,50 +199,20 @@ fn findings_key(
     h.finalize().into()
 }
 
-/// What the engine needs besides a file, shared by every worker.
-pub(super) struct EngineSetup {
-    table: RuleTable,
-    default_language: String,
-    unknown_language_default: bool,
-    ignore_marker: String,
-    prompt_outdated: bool,
+/// What the engine needs besides a file, shared by every worker: the configured rules
+/// and language defaults, and whether unreviewed entries predate our segmenter prompt.
+pub(super) fn engine_setup(ws: &Workspace, prompt_outdated: bool) -> Result<Setup, Failure> {
+    Ok(Setup {
+        rules: rule_table(&ws.config)?,
+        default_language: ws.config.language.clone().unwrap_or_default(),
+        unknown_language_default: ws.config.unknown_language_default,
+        ignore_marker: ws.config.ignore_marker.clone(),
+        prompt_outdated,
+    })
 }
 
-impl EngineSetup {
-    pub(super) fn new(ws: &Workspace, prompt_outdated: bool) -> Result<EngineSetup, Failure> {
-        Ok(EngineSetup {
-            table: rule_table(&ws.config)?,
-            default_language: ws.config.language.clone().unwrap_or_default(),
-            unknown_language_default: ws.config.unknown_language_default,
-            ignore_marker: ws.config.ignore_marker.clone(),
-            prompt_outdated,
-        })
-    }
-
-    /// Creates the `Settings` singleton in `db` (HIGH durability: it never changes
-    /// within a run).
-    pub(super) fn install(&self, db: &Database) {
-        let _settings = Settings::builder(
-            self.table.clone(),
-            self.default_language.clone(),
-            self.unknown_language_default,
-            self.ignore_marker.clone(),
-            self.prompt_outdated,
-        )
-        .durability(Durability::HIGH)
-        .new(db);
-    }
-
-    fn database(&self) -> Database {
-        let db = Database::default();
-        self.install(&db);
-        db
-    }
-}
-
-/// How many files one worker audits in one database before dropping it. A one-shot run
-/// gains nothing from keeping every file's queries alive, and dropping them bounds memory
-/// by the chunk, not by the corpus.
+/// How many files a worker takes at a time, in path order: the unit a lockfile read as
+/// the audit goes is read ahead of, and the audit's results are kept in.
 const CHUNK: usize = 64;
 
 /// What the merge needs to know of a file besides its report.
@@ -279,11 +245,11 @@ pub fn audit(
     mut caches: Option<Caches>,
     progress: &Progress,
 ) -> Result<(Audit, Learnt), Failure> {
-    let setup = EngineSetup::new(ws, lock.prompt_outdated())?;
+    let setup = engine_setup(ws, lock.prompt_outdated())?;
     let settings_key = ContentHash::of(
         format!(
             "{}|{}|{}|{}",
-            setup.table.fingerprint,
+            setup.rules.fingerprint,
             setup.default_language,
             setup.unknown_language_default,
             setup.ignore_marker
@@ -323,7 +289,6 @@ pub fn audit(
                 Some(all) => Cow::Borrowed(&all[i * CHUNK..][..chunk.len()]),
                 None => Cow::Owned(lock.chunk_infos(chunk.iter().map(|(p, _)| p.as_str()))?),
             };
-            let mut db: Option<Database> = None;
             let mut done = Vec::with_capacity(chunk.len());
             let mut sides = Vec::with_capacity(chunk.len());
             for (((path, stat), known), info) in chunk.iter_mut().zip(known).zip(infos.iter()) {
@@ -362,15 +327,10 @@ pub fn audit(
                                     .map_err(|e| Failure::new(format!("{path}: {e}")))?,
                             ),
                         };
-                        let db = db.get_or_insert_with(|| setup.database());
-                        let file = SourceFile::new(
-                            db,
-                            path.clone(),
-                            Format::from_path(&path),
-                            source,
-                            lock.take_entry(&path, info.as_ref())?,
-                        );
-                        (engine::report_once(db, file), Origin::Engine)
+                        let entry = lock.take_entry(&path, info.as_ref())?;
+                        let format = Format::from_path(&path);
+                        let report = engine::report_once(&setup, format, &source, entry.as_ref());
+                        (report, Origin::Engine)
                     }
                 };
                 sides.push(Side {

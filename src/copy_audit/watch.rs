@@ -7,7 +7,7 @@
 //! differ, which re-runs the span filter of those files and not their rules.
 
 use super::Failure;
-use super::audit::EngineSetup;
+use super::audit::engine_setup;
 use super::lockview::prompt_outdated;
 use super::workspace::Workspace;
 use crate::config::PathMatcher;
@@ -59,7 +59,7 @@ impl Session {
             (Database::default(), None)
         };
         let lock = ws.read_lockfile()?;
-        EngineSetup::new(ws, prompt_outdated(&lock))?.install(&db);
+        engine_setup(ws, prompt_outdated(&lock))?.install(&db);
         let mut session = Session {
             db,
             log,

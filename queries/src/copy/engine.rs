@@ -21,6 +21,7 @@ use crate::hash::ContentHash;
 use crate::text::{LineCol, LineIndex};
 use rayon::prelude::*;
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::sync::Arc;
@@ -78,6 +79,33 @@ impl PartialEq for RuleTable {
 
 impl Eq for RuleTable {}
 
+/// The [`Settings`] as plain values, for a report computed without a database
+/// ([`report_once`]) and to create the singleton from ([`Setup::install`]).
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub rules: RuleTable,
+    pub default_language: String,
+    pub unknown_language_default: bool,
+    pub ignore_marker: String,
+    pub prompt_outdated: bool,
+}
+
+impl Setup {
+    /// Creates the `Settings` singleton in `db` (HIGH durability: it never changes
+    /// within a run).
+    pub fn install<Db: salsa::Database + ?Sized>(&self, db: &Db) -> Settings {
+        Settings::builder(
+            self.rules.clone(),
+            self.default_language.clone(),
+            self.unknown_language_default,
+            self.ignore_marker.clone(),
+            self.prompt_outdated,
+        )
+        .durability(salsa::Durability::HIGH)
+        .new(db)
+    }
+}
+
 /// How a file's lockfile entry relates to its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EntryState {
@@ -129,6 +157,125 @@ pub struct FileReport {
     pub state: EntryState,
     pub findings: Vec<Finding>,
     pub error: Option<FileError>,
+}
+
+/// What computing a file's report reads: the file, the settings and the values computed
+/// from them. Each computation is written once, against this trait, and runs two ways:
+/// through the database ([`Tracked`]: every read is a tracked query, so salsa records it
+/// and keeps the value for the next revision) and without one ([`Once`]: each value is
+/// computed at most once for one report and dropped with it). A one-shot audit reads each
+/// file once and has nothing to reuse; salsa's claims, memos and dependency edges for its
+/// eight queries per file were a twentieth of a cold run.
+trait FileInputs {
+    fn format(&self) -> Format;
+    fn source(&self) -> &Source;
+    fn entry(&self) -> Option<&Entry>;
+    fn rules(&self) -> &RuleTable;
+    fn default_language(&self) -> &str;
+    fn unknown_language_default(&self) -> bool;
+    fn ignore_marker(&self) -> &str;
+    fn entry_state(&self) -> EntryState;
+    fn line_index(&self) -> &LineIndex;
+    fn views(&self) -> &Result<Vec<View>, FileError>;
+    fn span_index(&self) -> &Result<Option<SpanIndex>, FileError>;
+    fn languages(&self) -> &BTreeSet<String>;
+}
+
+/// A file's inputs and values read through the database's queries.
+struct Tracked<'db> {
+    db: &'db dyn salsa::Database,
+    file: SourceFile,
+}
+
+impl FileInputs for Tracked<'_> {
+    fn format(&self) -> Format {
+        self.file.format(self.db)
+    }
+    fn source(&self) -> &Source {
+        self.file.source(self.db)
+    }
+    fn entry(&self) -> Option<&Entry> {
+        self.file.entry(self.db).as_ref()
+    }
+    fn rules(&self) -> &RuleTable {
+        Settings::get(self.db).rules(self.db)
+    }
+    fn default_language(&self) -> &str {
+        Settings::get(self.db).default_language(self.db)
+    }
+    fn unknown_language_default(&self) -> bool {
+        Settings::get(self.db).unknown_language_default(self.db)
+    }
+    fn ignore_marker(&self) -> &str {
+        Settings::get(self.db).ignore_marker(self.db)
+    }
+    fn entry_state(&self) -> EntryState {
+        entry_state(self.db, self.file)
+    }
+    fn line_index(&self) -> &LineIndex {
+        line_index(self.db, self.file)
+    }
+    fn views(&self) -> &Result<Vec<View>, FileError> {
+        views(self.db, self.file)
+    }
+    fn span_index(&self) -> &Result<Option<SpanIndex>, FileError> {
+        span_index(self.db, self.file)
+    }
+    fn languages(&self) -> &BTreeSet<String> {
+        languages(self.db, self.file)
+    }
+}
+
+/// A file's inputs, and each value computed from them the first time it is read.
+struct Once<'a> {
+    setup: &'a Setup,
+    format: Format,
+    source: &'a Source,
+    entry: Option<&'a Entry>,
+    line_index: OnceCell<LineIndex>,
+    views: OnceCell<Result<Vec<View>, FileError>>,
+    span_index: OnceCell<Result<Option<SpanIndex>, FileError>>,
+    languages: OnceCell<BTreeSet<String>>,
+}
+
+impl FileInputs for Once<'_> {
+    fn format(&self) -> Format {
+        self.format
+    }
+    fn source(&self) -> &Source {
+        self.source
+    }
+    fn entry(&self) -> Option<&Entry> {
+        self.entry
+    }
+    fn rules(&self) -> &RuleTable {
+        &self.setup.rules
+    }
+    fn default_language(&self) -> &str {
+        &self.setup.default_language
+    }
+    fn unknown_language_default(&self) -> bool {
+        self.setup.unknown_language_default
+    }
+    fn ignore_marker(&self) -> &str {
+        &self.setup.ignore_marker
+    }
+    fn entry_state(&self) -> EntryState {
+        state_of(self.entry, self.source.hash(), self.setup.prompt_outdated)
+    }
+    fn line_index(&self) -> &LineIndex {
+        self.line_index
+            .get_or_init(|| LineIndex::of_bytes(self.source.bytes()))
+    }
+    fn views(&self) -> &Result<Vec<View>, FileError> {
+        self.views.get_or_init(|| views_of(self))
+    }
+    fn span_index(&self) -> &Result<Option<SpanIndex>, FileError> {
+        self.span_index.get_or_init(|| span_index_of(self))
+    }
+    fn languages(&self) -> &BTreeSet<String> {
+        self.languages.get_or_init(|| languages_of(self))
+    }
 }
 
 /// The file's SHA-256, which its [`Source`] carries: the bytes are hashed once, when the
@@ -184,9 +331,13 @@ pub fn line_index(db: &dyn salsa::Database, file: SourceFile) -> LineIndex {
 
 #[salsa::tracked(returns(ref))]
 pub fn views(db: &dyn salsa::Database, file: SourceFile) -> Result<Vec<View>, FileError> {
-    let text = file.source(db).text().map_err(Clone::clone)?;
-    extract::extract(file.format(db), text).map_err(|e| FileError {
-        line_col: Some(line_index(db, file).line_col(text, e.offset)),
+    views_of(&Tracked { db, file })
+}
+
+fn views_of(i: &impl FileInputs) -> Result<Vec<View>, FileError> {
+    let text = i.source().text().map_err(Clone::clone)?;
+    extract::extract(i.format(), text).map_err(|e| FileError {
+        line_col: Some(i.line_index().line_col(text, e.offset)),
         message: e.message,
     })
 }
@@ -206,14 +357,17 @@ pub struct RawHit {
 /// The set rarely changes when the lockfile does, and an equal set stops the change here.
 #[salsa::tracked(returns(ref))]
 pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String> {
-    let settings = Settings::get(db);
-    let default = settings.default_language(db);
+    languages_of(&Tracked { db, file })
+}
+
+fn languages_of(i: &impl FileInputs) -> BTreeSet<String> {
+    let default = i.default_language();
     let mut out = BTreeSet::new();
-    let (Ok(views), Ok(Some(spans))) = (views(db, file), span_index(db, file)) else {
-        out.insert(default.clone());
+    let (Ok(views), Ok(Some(spans))) = (i.views(), i.span_index()) else {
+        out.insert(default.to_string());
         return out;
     };
-    let unknown_default = settings.unknown_language_default(db);
+    let unknown_default = i.unknown_language_default();
     for view in views {
         let range = view.source_offset(0)..view.source_range(0..view.text.len()).end;
         let (overlapping, covered) = spans.overlapping(range);
@@ -225,7 +379,7 @@ pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String>
             let language = if language != "unknown" {
                 language
             } else if unknown_default {
-                default.as_str()
+                default
             } else {
                 continue;
             };
@@ -234,7 +388,7 @@ pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String>
             }
         }
         if !covered && !out.contains(default) {
-            out.insert(default.clone());
+            out.insert(default.to_string());
         }
     }
     out
@@ -244,7 +398,7 @@ pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String>
 /// filtering.
 #[salsa::tracked(returns(ref))]
 pub fn hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<RawHit> {
-    let mut parts = find_hits(db, file);
+    let mut parts = find_hits(&Tracked { db, file });
     if parts.len() == 1 {
         parts.pop().expect("one part")
     } else {
@@ -253,12 +407,12 @@ pub fn hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<RawHit> {
 }
 
 /// [`hits`]'s value in consecutive parts, computed without keeping it.
-fn find_hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<Vec<RawHit>> {
-    let Ok(views) = views(db, file) else {
+fn find_hits(i: &impl FileInputs) -> Vec<Vec<RawHit>> {
+    let Ok(views) = i.views() else {
         return Vec::new();
     };
-    let rules = Settings::get(db).rules(db);
-    let languages = languages(db, file);
+    let rules = i.rules();
+    let languages = i.languages();
     type Active<'r> = (
         usize,
         &'r std::sync::Arc<dyn crate::copy::rules::Rule>,
@@ -317,17 +471,21 @@ pub fn span_index(
     db: &dyn salsa::Database,
     file: SourceFile,
 ) -> Result<Option<SpanIndex>, FileError> {
-    if !entry_state(db, file).has_usable_spans() {
+    span_index_of(&Tracked { db, file })
+}
+
+fn span_index_of(i: &impl FileInputs) -> Result<Option<SpanIndex>, FileError> {
+    if !i.entry_state().has_usable_spans() {
         return Ok(None);
     }
-    let (Ok(text), Some(entry)) = (file.source(db).text(), file.entry(db)) else {
+    let (Ok(text), Some(entry)) = (i.source().text(), i.entry()) else {
         return Ok(None);
     };
     if entry.spans.is_empty() {
         // Nothing to place: the file's lines need not be counted.
         return Ok(Some(SpanIndex::default()));
     }
-    SpanIndex::new(text, line_index(db, file), &entry.spans)
+    SpanIndex::new(text, i.line_index(), &entry.spans)
         .map(Some)
         .map_err(|e| FileError {
             line_col: None,
@@ -350,14 +508,17 @@ pub struct Placed {
 #[salsa::tracked(returns(ref))]
 pub fn placed(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
     let hits = hits(db, file);
-    place(db, file, hits.iter().map(Cow::Borrowed), hits.len())
+    place(
+        &Tracked { db, file },
+        hits.iter().map(Cow::Borrowed),
+        hits.len(),
+    )
 }
 
 /// [`placed`]'s value from the `count` `hits`, computed without keeping it; the messages of
 /// hits handed over owned move into the findings.
 fn place<'h>(
-    db: &dyn salsa::Database,
-    file: SourceFile,
+    i: &impl FileInputs,
     hits: impl Iterator<Item = Cow<'h, RawHit>>,
     count: usize,
 ) -> Vec<Placed> {
@@ -366,17 +527,16 @@ fn place<'h>(
     if count == 0 {
         return Vec::new();
     }
-    let Ok(views) = views(db, file) else {
+    let Ok(views) = i.views() else {
         return Vec::new();
     };
-    let text = file
-        .source(db)
+    let text = i
+        .source()
         .text()
         .expect("views succeeded, so the file is text");
-    let index = line_index(db, file);
-    let settings = Settings::get(db);
-    let table = settings.rules(db);
-    let ignored = IgnoredLines::new(text, index, settings.ignore_marker(db));
+    let index = i.line_index();
+    let table = i.rules();
+    let ignored = IgnoredLines::new(text, index, i.ignore_marker());
     // Sized once: a file with 200k findings spent a fifth of its audit growing this.
     let mut out = Vec::with_capacity(count);
     for raw in hits {
@@ -429,7 +589,7 @@ fn place<'h>(
 
 #[salsa::tracked(returns(ref))]
 pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
-    assemble(db, file, |admits| {
+    assemble(&Tracked { db, file }, |admits| {
         placed(db, file)
             .iter()
             .filter(|p| admits(p))
@@ -438,19 +598,35 @@ pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
     })
 }
 
-/// [`report`] for a file audited once: the same value, computed without keeping it, the
-/// placed hits or the raw hits in the database (whose messages move into the placed
-/// hits). A one-shot run reads each report once, and the copies of a large file's
-/// findings (a hit's, a placed one, the report's, the caller's) were most of its memory.
-pub fn report_once(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
-    assemble(db, file, |admits| {
-        let parts = find_hits(db, file);
+/// [`report`] for a file audited once, without a database: the same value, computed
+/// through [`Once`], so nothing of it is kept — no query, no placed or raw hit (whose
+/// messages move into the placed hits). A one-shot run reads each report once, and the
+/// copies of a large file's findings (a hit's, a placed one, the report's, the caller's)
+/// were most of its memory.
+pub fn report_once(
+    setup: &Setup,
+    format: Format,
+    source: &Source,
+    entry: Option<&Entry>,
+) -> FileReport {
+    let once = Once {
+        setup,
+        format,
+        source,
+        entry,
+        line_index: OnceCell::new(),
+        views: OnceCell::new(),
+        span_index: OnceCell::new(),
+        languages: OnceCell::new(),
+    };
+    assemble(&once, |admits| {
+        let parts = find_hits(&once);
         let count = parts.iter().map(Vec::len).sum();
         let hits = parts.into_iter().flatten().map(Cow::Owned);
-        let placed = place(db, file, hits, count);
+        let placed = place(&once, hits, count);
         // Copied, not moved, out of the placed hits: the copies are packed together,
         // where moved strings would stay scattered among the pages of everything freed
-        // with the file's queries (on a tree with 800k findings the run held 90 MB more).
+        // with the file's values (on a tree with 800k findings the run held 90 MB more).
         placed
             .iter()
             .filter(|p| admits(p))
@@ -463,29 +639,27 @@ pub fn report_once(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
 /// entry state, or the error that stopped it; findings in source order, duplicates
 /// dropped.
 fn assemble(
-    db: &dyn salsa::Database,
-    file: SourceFile,
+    i: &impl FileInputs,
     findings: impl FnOnce(&dyn Fn(&Placed) -> bool) -> Vec<Finding>,
 ) -> FileReport {
-    let state = entry_state(db, file);
+    let state = i.entry_state();
     let failed = |e: &FileError| FileReport {
         state,
         findings: Vec::new(),
         error: Some(e.clone()),
     };
-    if let Err(e) = views(db, file) {
+    if let Err(e) = i.views() {
         return failed(e);
     }
-    let spans = match span_index(db, file) {
+    let spans = match i.span_index() {
         Ok(s) => s.as_ref(),
         Err(e) => return failed(e),
     };
-    let settings = Settings::get(db);
-    let table = settings.rules(db);
+    let table = i.rules();
     let filter = Filter {
         spans,
-        default_language: settings.default_language(db),
-        unknown_language_default: settings.unknown_language_default(db),
+        default_language: i.default_language(),
+        unknown_language_default: i.unknown_language_default(),
         table,
     };
     let mut findings = findings(&|p: &Placed| {
