@@ -232,6 +232,8 @@ struct Once<'a> {
     format: Format,
     source: &'a Source,
     entry: Option<&'a Entry>,
+    /// Computed when the file is: every other value reads it.
+    state: EntryState,
     line_index: OnceCell<LineIndex>,
     views: OnceCell<Result<Vec<View>, FileError>>,
     span_index: OnceCell<Result<Option<SpanIndex>, FileError>>,
@@ -261,7 +263,7 @@ impl FileInputs for Once<'_> {
         &self.setup.ignore_marker
     }
     fn entry_state(&self) -> EntryState {
-        state_of(self.entry, self.source.hash(), self.setup.prompt_outdated)
+        self.state
     }
     fn line_index(&self) -> &LineIndex {
         self.line_index
@@ -614,6 +616,7 @@ pub fn report_once(
         format,
         source,
         entry,
+        state: state_of(entry, source.hash(), setup.prompt_outdated),
         line_index: OnceCell::new(),
         views: OnceCell::new(),
         span_index: OnceCell::new(),
