@@ -45,6 +45,13 @@ pub fn report(name: &str, time: std::time::Duration) {
     }
 }
 
+/// Prints a count the phases are explained by (files read, say), if timings are on.
+pub fn count(name: &str, n: usize) {
+    if enabled() {
+        eprintln!("timing: {name:<28} {n:9}");
+    }
+}
+
 /// The resident set size now, from `/proc/self/statm` (0 where there is none).
 fn resident_mb() -> u64 {
     let pages = std::fs::read_to_string("/proc/self/statm")

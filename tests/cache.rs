@@ -216,6 +216,45 @@ fn audit_with_timings(tree: &Tree) -> (String, String) {
     )
 }
 
+/// The number of files a run read, from its timings.
+fn files_read(timings: &str) -> usize {
+    let line = timings
+        .lines()
+        .find(|l| l.starts_with("timing: files read"))
+        .unwrap_or_else(|| panic!("no count of files read: {timings}"));
+    line.split_whitespace().last().unwrap().parse().unwrap()
+}
+
+/// A cold run takes no stat in its walk (there is no index to compare one with): the stat
+/// index it writes holds the stats of the files as they were opened, and those vouch for
+/// every unchanged file in the next run, which reads none of them — and reads again the
+/// one edited since.
+#[test]
+fn the_stat_index_a_cold_run_writes_spares_the_next_run_every_read() {
+    let tree = Tree::copy_of("copy");
+    for rel in [
+        "content/talks/uvod.md",
+        "content/agenda.json",
+        "content/guide/setup.en.md",
+    ] {
+        age(&tree, rel);
+    }
+    let (cold_out, cold) = audit_with_timings(&tree);
+    assert!(files_read(&cold) >= 3, "{cold}");
+    let (warm_out, warm) = audit_with_timings(&tree);
+    assert_eq!(files_read(&warm), 0, "{warm}");
+    assert_eq!(cold_out, warm_out);
+    tree.write(
+        UVOD,
+        &tree
+            .read(UVOD)
+            .replace("Vstupné je 50Kč", "Vstupné je 50 Kč"),
+    );
+    age(&tree, UVOD);
+    let (_, edited) = audit_with_timings(&tree);
+    assert_eq!(files_read(&edited), 1, "{edited}");
+}
+
 #[test]
 fn an_edited_file_reads_its_entry_alone_not_the_whole_lockfile() {
     let tree = Tree::copy_of("copy");

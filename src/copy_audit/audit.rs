@@ -89,14 +89,15 @@ struct Scanned {
     read: bool,
 }
 
-/// Reads and hashes a file unless the stat index vouched for it (`known`, its hash).
+/// Reads and hashes a file unless the stat index vouched for it (`known`, its hash, for
+/// the stat the walk took).
 fn scan_one(
     ws: &Workspace,
     path: &str,
-    stat: Stat,
+    stat: Option<Stat>,
     known: Option<ContentHash>,
 ) -> Result<Scanned, Failure> {
-    if let Some(hash) = known {
+    if let (Some(hash), Some(stat)) = (known, stat) {
         return Ok(Scanned {
             stat,
             hash,
@@ -104,8 +105,8 @@ fn scan_one(
             read: false,
         });
     }
-    let bytes = read_sized(&ws.root.join(path), stat.size)
-        .map_err(|e| Failure::new(format!("{path}: {e}")))?;
+    let (bytes, stat) =
+        read_file(&ws.root.join(path), stat).map_err(|e| Failure::new(format!("{path}: {e}")))?;
     // Hashed as the engine's input: the engine reads the hash from it.
     let source = Source::new(bytes);
     Ok(Scanned {
@@ -116,17 +117,20 @@ fn scan_one(
     })
 }
 
-/// The bytes of the file at `path`, which the walk found `size` bytes long. Like
-/// `fs::read`, without the second `statx` it makes for the size the walk already has.
-/// A file that changed since is read whole all the same.
-fn read_sized(path: &std::path::Path, size: u64) -> std::io::Result<Vec<u8>> {
+/// The bytes of the file at `path` and its stat: the one the walk took, or else the open
+/// file's. Like `fs::read`, without the second stat it makes for the size. A file that
+/// changed since the walk's stat is read whole all the same.
+fn read_file(path: &std::path::Path, stat: Option<Stat>) -> std::io::Result<(Vec<u8>, Stat)> {
     use std::io::Read;
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    let file = fs::File::open(path)?;
+    let stat = match stat {
+        Some(stat) => stat,
+        None => Stat::of(&file.metadata()?),
+    };
+    let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0));
     // Through `take`: a `File`'s own `read_to_end` asks the kernel for the size again.
-    fs::File::open(path)?
-        .take(u64::MAX)
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
+    file.take(u64::MAX).read_to_end(&mut bytes)?;
+    Ok((bytes, stat))
 }
 
 /// One audited file.
@@ -236,12 +240,12 @@ enum Origin {
     SameAs,
 }
 
-/// Audits every file in `files` (paths with the stats the walk took), from the caches where
-/// they vouch for the inputs.
+/// Audits every file in `files` (paths with the stats the walk took, if it took them), from
+/// the caches where they vouch for the inputs.
 pub fn audit(
     ws: &Workspace,
     lock: &LockView,
-    mut files: Vec<(String, Stat)>,
+    mut files: Vec<(String, Option<Stat>)>,
     mut caches: Option<Caches>,
     progress: &Progress,
 ) -> Result<(Audit, Learnt), Failure> {
@@ -295,6 +299,8 @@ pub fn audit(
                 progress.inc();
                 let path = std::mem::take(path);
                 let mut scanned = scan_one(ws, &path, *stat, *known)?;
+                // For the stat index: the walk's, or the one taken as the file was read.
+                *stat = Some(scanned.stat);
                 let state = lock.state(info.as_ref(), scanned.hash);
                 let key = findings_key(&path, &scanned.hash, state, info.as_ref(), &settings_key);
                 // Taken out of the cache here, on the workers, not cloned.
@@ -348,6 +354,14 @@ pub fn audit(
         })
         .collect::<Result<_, Failure>>()?;
     drop(scan);
+    crate::timings::count(
+        "files read",
+        chunks
+            .iter()
+            .flat_map(|(_, (_, s))| s)
+            .filter(|s| s.read)
+            .count(),
+    );
     // Every entry is read and checked before anything is written or reported.
     lock.finish()?;
     let merge = crate::timings::phase("merge");
@@ -367,7 +381,7 @@ pub fn audit(
         c.reserve(reads, fresh);
         let each = audit.files().zip(sides.iter().flatten()).zip(&files);
         for (i, ((a, side), (_, stat))) in each.enumerate() {
-            if side.read {
+            if let (true, Some(stat)) = (side.read, stat) {
                 c.record_stat(&a.path, *stat, a.hash);
             }
             match side.origin {
@@ -470,10 +484,12 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     // The walk waits on the file system while the caches and the lockfile are decoded on
     // the CPU: side by side. `--fix` may re-anchor the lockfile, so then it is opened
     // after the fixes.
+    // Stats are taken in the walk only to be compared with the stat index's.
+    let stat_walk = !args.no_cache && Caches::has_stat_index(&ws.root);
     let (files, (mut caches, lock)) = rayon::join(
         || {
             let _walk = crate::timings::phase("  walk and stat");
-            ws.scope_with_stats(&matcher)
+            ws.scope(&matcher, stat_walk)
         },
         || {
             let open = crate::timings::phase("  open caches");
@@ -491,7 +507,7 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
             fix::run(ws, &files, args.fix_unsegmented, args.quiet)?;
             // The fixes changed files: the stats the walk took no longer describe them
             // (the stat index and the lockfile summary notice by their own stats).
-            files = ws.scope_with_stats(&matcher)?;
+            files = ws.scope(&matcher, stat_walk)?;
             LockView::open(ws, caches.as_mut())?
         }
     };
@@ -564,7 +580,7 @@ fn review_status(lock: &LockView, audit: &Audit) -> Result<ReviewStatus, Failure
 fn list_unsegmented(
     ws: &Workspace,
     lock: &LockView,
-    files: &[(String, Stat)],
+    files: &[(String, Option<Stat>)],
     format: OutputFormat,
     mut caches: Option<Caches>,
 ) -> Result<Outcome, Failure> {

@@ -249,6 +249,12 @@ fn shard_of(key: &[u8; 32]) -> usize {
 
 impl Caches {
     /// Opens (and, if needed, repairs) the caches under `root/.lockgraph`.
+    /// Whether `root` has a stat index (fresh or not: this only decides whether the walk
+    /// takes stats to compare with it).
+    pub fn has_stat_index(root: &Path) -> bool {
+        root.join(".lockgraph").join(STAT_FILE).is_file()
+    }
+
     pub fn open(root: &Path) -> Caches {
         let dir = root.join(".lockgraph");
         let mut caches = Caches {
@@ -312,7 +318,7 @@ impl Caches {
     /// For each of `files` (sorted by path, with the stats the walk took), its content hash
     /// if the stat index holds the same stat for it and that stat is not racy: one pass
     /// over both sorted lists.
-    pub fn known_hashes(&mut self, files: &[(String, Stat)]) -> Vec<Option<ContentHash>> {
+    pub fn known_hashes(&mut self, files: &[(String, Option<Stat>)]) -> Vec<Option<ContentHash>> {
         let Some(body) = &self.stats else {
             return vec![None; files.len()];
         };
@@ -321,7 +327,7 @@ impl Caches {
             entries.join(files.iter().map(|(p, _)| p.as_str()), |i, (stat, hash)| {
                 files[i]
                     .1
-                    .unchanged_since(&stat, written)
+                    .is_some_and(|walked| walked.unchanged_since(&stat, written))
                     .then_some(ContentHash(hash.0))
             })
         });

@@ -23,7 +23,7 @@ const MAX_PASSES: usize = 8;
 
 pub fn run(
     ws: &Workspace,
-    files: &[(String, Stat)],
+    files: &[(String, Option<Stat>)],
     fix_unsegmented: bool,
     quiet: bool,
 ) -> Result<(), Failure> {
