@@ -173,6 +173,31 @@ fn rules_of_languages_the_file_does_not_contain_never_run() {
     assert_eq!(langs.iter().map(String::as_str).collect::<Vec<_>>(), ["en"]);
 }
 
+/// A fresh entry with no spans leaves the whole file a gap: its prose is in the default
+/// language, and a file without prose is in none.
+#[test]
+fn a_fresh_entry_without_spans_is_all_in_the_default_language() {
+    let code_only = "```\nv lese\n```\n";
+    let (mut db, _log, files) = setup(&[("a.md", A), ("b.md", code_only)]);
+    for (f, text) in files.iter().zip([A, code_only]) {
+        f.set_entry(&mut db).to(Some(Entry {
+            content_hash: ContentHash::of(text.as_bytes()).to_string(),
+            segmented_at: "2026-11-30T10:00:00Z".into(),
+            reviewed_by: Some("someone".into()),
+            spans: Vec::new(),
+        }));
+    }
+    let langs = |f| {
+        engine::languages(&db, f)
+            .iter()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(langs(files[0]), ["cs"]);
+    assert!(langs(files[1]).is_empty());
+    assert_eq!(audit_all(&db, &files), vec![1, 0]);
+}
+
 #[test]
 fn a_report_computed_once_is_the_report_kept() {
     let json = r#"{"cs": "Bydlím v domě 5km odtud.", "en": "The the file ... is here"}"#;

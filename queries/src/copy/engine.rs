@@ -369,10 +369,18 @@ fn languages_of(i: &impl FileInputs) -> BTreeSet<String> {
         out.insert(default.to_string());
         return out;
     };
+    let range = |view: &View| view.source_offset(0)..view.source_range(0..view.text.len()).end;
+    if spans.is_empty() {
+        // Most entries of a tree in the default language have no spans: every view that
+        // reaches into the file reaches into the gap, and the first one says so.
+        if views.iter().any(|view| !range(view).is_empty()) {
+            out.insert(default.to_string());
+        }
+        return out;
+    }
     let unknown_default = i.unknown_language_default();
     for view in views {
-        let range = view.source_offset(0)..view.source_range(0..view.text.len()).end;
-        let (overlapping, covered) = spans.overlapping(range);
+        let (overlapping, covered) = spans.overlapping(range(view));
         for (kind, language) in overlapping {
             if matches!(kind, Kind::Code | Kind::Data) {
                 continue;
