@@ -1,6 +1,8 @@
 //! Property: applying every surviving fix, pass after pass, reaches a fixed point quickly —
 //! so `--fix` is idempotent — and never touches text outside the fixed ranges' lines.
 
+mod common;
+
 use lockgraph_queries::copy::engine::{self, RuleTable, Settings, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::fix::apply;
@@ -12,49 +14,8 @@ use salsa::Setter;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-const PIECES: &[&str] = &[
-    "v",
-    "s",
-    "k",
-    "z",
-    "o",
-    "u",
-    "a",
-    "i",
-    "A",
-    "V",
-    "domě",
-    "lese",
-    "Praze",
-    "5.",
-    "1.dubna",
-    "50Kč",
-    "20%",
-    "...",
-    ". . .",
-    "-",
-    " - ",
-    "23-26",
-    "\"práce\"",
-    "“úkol”",
-    "t. j.",
-    "3x4",
-    "21.6.2013",
-    " ",
-    " ",
-    " ",
-    "\n",
-    "\n\n",
-    ",",
-    " ,",
-    "the",
-    "the the",
-    "je je",
-    "Monday",
-];
-
 fn text() -> impl Strategy<Value = String> {
-    proptest::collection::vec(proptest::sample::select(PIECES), 0..40).prop_map(|p| p.join(" "))
+    common::text_of(common::PIECES, 40)
 }
 
 fn fixed_point(lang: &str, format: Format, source: &str) -> (String, usize) {

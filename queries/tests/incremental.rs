@@ -1,6 +1,8 @@
 //! Incrementality, proven by counting what salsa executes (rust-analyzer style): an edit
 //! re-runs the queries of the edited file and nothing else; identical bytes stop early.
 
+mod common;
+
 use lockgraph_queries::copy::engine::{self, RuleTable, Setup, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::lockfile::{Entry, Field, Kind, Span};
@@ -306,34 +308,8 @@ fn a_report_computed_once_is_the_report_kept_on_every_fixture() {
     }
 }
 
-const PIECES: &[&str] = &[
-    "v",
-    "s",
-    "a",
-    "i",
-    "V",
-    "domě",
-    "lese",
-    "the",
-    "the the",
-    "je je",
-    "Monday",
-    "5.",
-    "50Kč",
-    "20%",
-    "...",
-    " - ",
-    "23-26",
-    "\"práce\"",
-    "“úkol”",
-    "t. j.",
-    "3x4",
-    " ",
-    " ",
-    "\n",
-    "\n\n",
-    ",",
-    " ,",
+/// Markdown syntax and escapes, to mix with the prose pieces.
+const MARKUP: &[&str] = &[
     "# ",
     "## ",
     "`kód`",
@@ -348,7 +324,9 @@ const PIECES: &[&str] = &[
 ];
 
 fn text() -> impl Strategy<Value = String> {
-    proptest::collection::vec(proptest::sample::select(PIECES), 0..30).prop_map(|p| p.join(" "))
+    static PIECES: std::sync::LazyLock<Vec<&str>> =
+        std::sync::LazyLock::new(|| common::PIECES.iter().chain(MARKUP).copied().collect());
+    common::text_of(&PIECES, 30)
 }
 
 fn spans() -> impl Strategy<Value = Vec<Span>> {
