@@ -387,10 +387,11 @@ mod tests {
     }
 
     proptest! {
-        /// The SIMD classes are the byte-at-a-time classes, on any text.
+        /// The SIMD classes (SSE2, and AVX2 where the processor has it) are the
+        /// byte-at-a-time classes, on any text.
         #[cfg(target_arch = "x86_64")]
         #[test]
-        fn sse2_classes_are_the_byte_classes(
+        fn simd_classes_are_the_byte_classes(
             picks in proptest::collection::vec(0..CLASSIFIED.len() + PIECES.len(), 0..300),
         ) {
             let text: String = picks
@@ -405,6 +406,13 @@ mod tests {
                 (known, known.then_some((w, d, g)))
             };
             prop_assert_eq!(run(masks::sse2::classify), run(masks::classify_by_byte));
+            if std::arch::is_x86_feature_detected!("avx2") {
+                let avx2 = |bytes: &[u8], w: &mut [u64], d: &mut [u64], g: &mut [u64]| {
+                    // SAFETY: the processor has AVX2.
+                    unsafe { masks::avx2::classify(bytes, w, d, g) }
+                };
+                prop_assert_eq!(run(avx2), run(masks::classify_by_byte));
+            }
         }
     }
 
