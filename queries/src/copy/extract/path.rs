@@ -16,7 +16,16 @@ pub(crate) fn format(root: Option<&str>, steps: &[Step<'_>]) -> Option<String> {
     if root.is_none() && steps.is_empty() {
         return None;
     }
-    let mut out = String::from(root.unwrap_or(""));
+    // Sized once (quoted keys aside): a JSON file has a path per string, and growing each
+    // one was a third of the JSON extractor's allocations.
+    let room = steps.iter().fold(root.map_or(0, str::len), |n, step| {
+        n + match step {
+            Step::Key(key) => key.len() + 1,
+            Step::Index(_) => 8,
+        }
+    });
+    let mut out = String::with_capacity(room);
+    out.push_str(root.unwrap_or(""));
     for step in steps {
         match step {
             Step::Key(key) if is_identifier(key) => {
@@ -31,7 +40,9 @@ pub(crate) fn format(root: Option<&str>, steps: &[Step<'_>]) -> Option<String> {
                 out.push(']');
             }
             Step::Index(i) => {
-                let _ = write!(out, "[{i}]");
+                out.push('[');
+                push_decimal(*i, &mut out);
+                out.push(']');
             }
         }
     }
@@ -40,6 +51,21 @@ pub(crate) fn format(root: Option<&str>, steps: &[Step<'_>]) -> Option<String> {
 
 /// A key that can follow a dot: a JavaScript-style identifier (letters in any script,
 /// digits after the first character, `_` and `$`). `cs-CZ` and `0` are not.
+/// `n` in decimal, without the formatting machinery `write!` goes through.
+fn push_decimal(mut n: usize, out: &mut String) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+}
+
 fn is_identifier(key: &str) -> bool {
     let mut chars = key.chars();
     chars
@@ -70,6 +96,15 @@ fn quote(key: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn indices_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 100, 65_535, 1_000_001, usize::MAX] {
+            let mut out = String::new();
+            push_decimal(n, &mut out);
+            assert_eq!(out, n.to_string());
+        }
+    }
 
     fn key(k: &str) -> Step<'_> {
         Step::Key(Cow::Borrowed(k))
