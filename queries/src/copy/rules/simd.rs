@@ -1,7 +1,8 @@
 //! SSE2, which every x86-64 processor has, for the scans that test every byte of every
-//! view: the byte classes of the repeated-word scan (`repeat/masks.rs`) and the places
-//! below. Every intrinsic here needs nothing more, so each `unsafe` block below rests on
-//! that alone (and, for loads, on the bounds asserted).
+//! view: the places below, and — with AVX2 where the processor has it, through [`Block`]
+//! — a view's triggers and the byte classes of the repeated-word scan (`repeat/masks.rs`).
+//! Every SSE2 intrinsic here needs nothing more, so each of those `unsafe` blocks rests
+//! on that alone (and, for loads, on the bounds asserted).
 //!
 //! [`pairs`] finds the places where a byte of one kind is followed by a byte of another,
 //! and [`triples`] those where the byte before is of a third kind too. That is where four
@@ -145,6 +146,126 @@ pub(super) fn triples(
 #[inline(always)]
 pub(super) fn any_of(v: __m128i, set: &[u8]) -> __m128i {
     set.iter().fold(splat(0), |acc, &b| or(acc, eq(v, b)))
+}
+
+/// A block of bytes tested at once: sixteen with SSE2, which every x86-64 processor has,
+/// or thirty-two with AVX2, where the processor has it. The two passes every view takes (a
+/// view's triggers, the repeated-word classes) are written once, generic over the block,
+/// and inlined into an entry point per width; the AVX2 one is compiled for AVX2 and called
+/// only once the processor is known to have it (builds stay portable).
+///
+/// # Safety
+///
+/// Every method runs its width's instructions: call them only on a processor that has
+/// them — SSE2 always, AVX2 once detected.
+pub(super) trait Block: Copy {
+    /// Bytes in a block.
+    const BYTES: usize;
+    /// The bytes of `buf` at `at..at + BYTES`.
+    unsafe fn load(buf: &[u8], at: usize) -> Self;
+    /// `b` in every byte.
+    unsafe fn splat(b: u8) -> Self;
+    unsafe fn eq(self, b: u8) -> Self;
+    unsafe fn or(self, other: Self) -> Self;
+    unsafe fn and(self, other: Self) -> Self;
+    /// `other` without `self`.
+    unsafe fn and_not(self, other: Self) -> Self;
+    /// Bytes in `lo..=hi`, both on the same side of `0x80` (the comparisons are signed).
+    unsafe fn within(self, lo: u8, hi: u8) -> Self;
+    /// One bit per byte: its top bit.
+    unsafe fn bits(self) -> u64;
+
+    /// Bytes equal to any of `set`.
+    #[inline(always)]
+    unsafe fn any_of(self, set: &[u8]) -> Self {
+        // SAFETY: the caller's processor has this width's instructions.
+        set.iter()
+            .fold(unsafe { Self::splat(0) }, |acc, &b| unsafe {
+                acc.or(self.eq(b))
+            })
+    }
+}
+
+impl Block for __m128i {
+    const BYTES: usize = 16;
+    #[inline(always)]
+    unsafe fn load(buf: &[u8], at: usize) -> Self {
+        load(buf, at)
+    }
+    #[inline(always)]
+    unsafe fn splat(b: u8) -> Self {
+        splat(b)
+    }
+    #[inline(always)]
+    unsafe fn eq(self, b: u8) -> Self {
+        eq(self, b)
+    }
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        or(self, other)
+    }
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        and(self, other)
+    }
+    #[inline(always)]
+    unsafe fn and_not(self, other: Self) -> Self {
+        and_not(self, other)
+    }
+    #[inline(always)]
+    unsafe fn within(self, lo: u8, hi: u8) -> Self {
+        within(self, lo, hi)
+    }
+    #[inline(always)]
+    unsafe fn bits(self) -> u64 {
+        bits(self)
+    }
+}
+
+impl Block for std::arch::x86_64::__m256i {
+    const BYTES: usize = 32;
+    #[inline(always)]
+    unsafe fn load(buf: &[u8], at: usize) -> Self {
+        assert!(at + 32 <= buf.len());
+        // SAFETY: AVX2 (the caller's processor has it); the assertion keeps the
+        // thirty-two bytes inside `buf`, and an unaligned load has no alignment
+        // requirement.
+        unsafe { std::arch::x86_64::_mm256_loadu_si256(buf.as_ptr().add(at).cast()) }
+    }
+    #[inline(always)]
+    unsafe fn splat(b: u8) -> Self {
+        // SAFETY: AVX2, which the caller's processor has (as for every method here).
+        unsafe { std::arch::x86_64::_mm256_set1_epi8(b as i8) }
+    }
+    #[inline(always)]
+    unsafe fn eq(self, b: u8) -> Self {
+        unsafe { std::arch::x86_64::_mm256_cmpeq_epi8(self, Self::splat(b)) }
+    }
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_or_si256(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_and_si256(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn and_not(self, other: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_andnot_si256(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn within(self, lo: u8, hi: u8) -> Self {
+        use std::arch::x86_64::_mm256_cmpgt_epi8;
+        unsafe {
+            let above = _mm256_cmpgt_epi8(self, Self::splat(lo.wrapping_sub(1)));
+            let below = _mm256_cmpgt_epi8(Self::splat(hi.wrapping_add(1)), self);
+            above.and(below)
+        }
+    }
+    #[inline(always)]
+    unsafe fn bits(self) -> u64 {
+        u64::from(unsafe { std::arch::x86_64::_mm256_movemask_epi8(self) } as u32)
+    }
 }
 
 #[cfg(test)]

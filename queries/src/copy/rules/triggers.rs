@@ -62,10 +62,10 @@ impl Triggers {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the processor has AVX2, all `avx2::of` needs.
-                return unsafe { avx2::of(text.as_bytes()) };
+                // SAFETY: the processor has AVX2, all `blocks::avx2` needs.
+                return unsafe { blocks::avx2(text.as_bytes()) };
             }
-            sse2::of(text.as_bytes())
+            blocks::sse2(text.as_bytes())
         }
         #[cfg(not(target_arch = "x86_64"))]
         return Triggers::of_by_byte(text.as_bytes());
@@ -109,175 +109,93 @@ impl Triggers {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod sse2 {
+mod blocks {
     use super::super::cs_r1_nbsp_prep::SPACE_BYTES;
     use super::super::en_r7_space_before_punctuation::{MARKS, SPACES};
     use super::super::shared::ONE_LETTER_WORDS_FOLDED;
-    use super::super::simd::{and, any_of, bits, eq, load, or, splat, within};
+    use super::super::simd::Block;
     use super::Triggers;
+    use std::arch::x86_64::{__m128i, __m256i};
 
-    /// [`Triggers::of`] sixteen bytes at a time: each test keeps a running OR of its
-    /// matches, and the flags are read from them once at the end.
-    pub(super) fn of(bytes: &[u8]) -> Triggers {
-        let zero = splat(0);
-        let (mut digit, mut hyphen, mut double_quote, mut apostrophe) = (zero, zero, zero, zero);
-        let (mut closing, mut dots, mut j_dot) = (zero, zero, zero);
-        let (mut letter_space, mut space_mark) = (zero, zero);
-        let mut buf = [0u8; 32];
-        let mut at = 0;
-        while at < bytes.len() {
-            // The sixteen bytes from `at` and the two after each; zeros past the end,
-            // which no test matches.
-            let (v, v1, v2) = if at + 18 <= bytes.len() {
-                (load(bytes, at), load(bytes, at + 1), load(bytes, at + 2))
-            } else {
-                let tail = &bytes[at..];
-                buf[..tail.len()].copy_from_slice(tail);
-                buf[tail.len()..].fill(0);
-                (load(&buf, 0), load(&buf, 1), load(&buf, 2))
-            };
-            let stop = eq(v, b'.');
-            digit = or(digit, within(v, b'0', b'9'));
-            hyphen = or(hyphen, eq(v, b'-'));
-            double_quote = or(double_quote, eq(v, b'"'));
-            apostrophe = or(apostrophe, eq(v, b'\''));
-            closing = or(closing, and(and(eq(v, 0xE2), eq(v1, 0x80)), eq(v2, 0x9D)));
-            let after_stop = or(
-                or(eq(v1, b'.'), and(eq(v1, b' '), eq(v2, b'.'))),
-                and(eq(v1, 0xC2), eq(v2, 0xA0)),
-            );
-            dots = or(dots, and(stop, after_stop));
-            j_dot = or(j_dot, and(eq(v, b'j'), eq(v1, b'.')));
-            // `| 0x20` folds the capitals onto the small letters and no other byte.
-            let letter = any_of(or(v, splat(0x20)), ONE_LETTER_WORDS_FOLDED);
-            letter_space = or(letter_space, and(letter, any_of(v1, SPACE_BYTES)));
-            let space = any_of(v, SPACES);
-            space_mark = or(space_mark, and(space, any_of(v1, MARKS)));
-            at += 16;
-        }
-        let flag = |acc, t: Triggers| if bits(acc) != 0 { t.0 } else { 0 };
-        Triggers(
-            Triggers::ANY.0
-                | flag(digit, Triggers::DIGIT)
-                | flag(hyphen, Triggers::HYPHEN)
-                | flag(double_quote, Triggers::DOUBLE_QUOTE)
-                | flag(apostrophe, Triggers::APOSTROPHE)
-                | flag(closing, Triggers::CLOSING_QUOTE)
-                | flag(dots, Triggers::DOTS)
-                | flag(j_dot, Triggers::J_DOT)
-                | flag(letter_space, Triggers::LETTER_SPACE)
-                | flag(space_mark, Triggers::SPACE_MARK),
-        )
-    }
-}
-
-/// [`sse2`]'s pass thirty-two bytes at a time, where the processor has AVX2 (asked at run
-/// time; the build stays portable). The pass runs on every view, and a view of a hundred
-/// or two bytes takes half as many blocks.
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::super::cs_r1_nbsp_prep::SPACE_BYTES;
-    use super::super::en_r7_space_before_punctuation::{MARKS, SPACES};
-    use super::super::shared::ONE_LETTER_WORDS_FOLDED;
-    use super::Triggers;
-    use std::arch::x86_64::{
-        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
-        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setzero_si256,
-    };
-
-    /// The bytes of `buf` at `at..at + 32`.
-    #[target_feature(enable = "avx2")]
-    fn load(buf: &[u8], at: usize) -> __m256i {
-        assert!(at + 32 <= buf.len());
-        // SAFETY: the assertion keeps the thirty-two bytes inside `buf`, and an unaligned
-        // load has no alignment requirement.
-        unsafe { _mm256_loadu_si256(buf.as_ptr().add(at).cast()) }
+    /// [`Triggers::of`] sixteen bytes at a time (SSE2).
+    pub(super) fn sse2(bytes: &[u8]) -> Triggers {
+        // SAFETY: every x86-64 processor has SSE2.
+        unsafe { of::<__m128i>(bytes) }
     }
 
+    /// [`Triggers::of`] thirty-two bytes at a time (AVX2): a view of a hundred or two bytes
+    /// takes half as many blocks.
     #[target_feature(enable = "avx2")]
-    fn eq(v: __m256i, b: u8) -> __m256i {
-        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8))
+    pub(super) fn avx2(bytes: &[u8]) -> Triggers {
+        // SAFETY: this function runs only where the processor has AVX2.
+        unsafe { of::<__m256i>(bytes) }
     }
 
-    #[target_feature(enable = "avx2")]
-    fn and(a: __m256i, b: __m256i) -> __m256i {
-        _mm256_and_si256(a, b)
-    }
-
-    #[target_feature(enable = "avx2")]
-    fn or(a: __m256i, b: __m256i) -> __m256i {
-        _mm256_or_si256(a, b)
-    }
-
-    #[target_feature(enable = "avx2")]
-    fn any_of(v: __m256i, set: &[u8]) -> __m256i {
-        set.iter()
-            .fold(_mm256_setzero_si256(), |acc, &b| or(acc, eq(v, b)))
-    }
-
-    /// ASCII digits (signed comparisons, which ASCII bytes survive).
-    #[target_feature(enable = "avx2")]
-    fn digit(v: __m256i) -> __m256i {
-        let above = _mm256_cmpgt_epi8(v, _mm256_set1_epi8(b'0' as i8 - 1));
-        let below = _mm256_cmpgt_epi8(_mm256_set1_epi8(b'9' as i8 + 1), v);
-        and(above, below)
-    }
-
-    /// [`super::sse2::of`], the same tests on thirty-two bytes at a time.
-    #[target_feature(enable = "avx2")]
-    pub(super) fn of(bytes: &[u8]) -> Triggers {
-        let zero = _mm256_setzero_si256();
-        let (mut digits, mut hyphen, mut double_quote, mut apostrophe) = (zero, zero, zero, zero);
-        let (mut closing, mut dots, mut j_dot) = (zero, zero, zero);
-        let (mut letter_space, mut space_mark) = (zero, zero);
-        let mut buf = [0u8; 64];
-        let mut at = 0;
-        while at < bytes.len() {
-            let (v, v1, v2) = if at + 34 <= bytes.len() {
-                (load(bytes, at), load(bytes, at + 1), load(bytes, at + 2))
-            } else {
-                let tail = &bytes[at..];
-                buf[..tail.len()].copy_from_slice(tail);
-                buf[tail.len()..].fill(0);
-                (load(&buf, 0), load(&buf, 1), load(&buf, 2))
-            };
-            let stop = eq(v, b'.');
-            digits = or(digits, digit(v));
-            hyphen = or(hyphen, eq(v, b'-'));
-            double_quote = or(double_quote, eq(v, b'"'));
-            apostrophe = or(apostrophe, eq(v, b'\''));
-            closing = or(closing, and(and(eq(v, 0xE2), eq(v1, 0x80)), eq(v2, 0x9D)));
-            let after_stop = or(
-                or(eq(v1, b'.'), and(eq(v1, b' '), eq(v2, b'.'))),
-                and(eq(v1, 0xC2), eq(v2, 0xA0)),
-            );
-            dots = or(dots, and(stop, after_stop));
-            j_dot = or(j_dot, and(eq(v, b'j'), eq(v1, b'.')));
-            let letter = any_of(or(v, _mm256_set1_epi8(0x20)), ONE_LETTER_WORDS_FOLDED);
-            letter_space = or(letter_space, and(letter, any_of(v1, SPACE_BYTES)));
-            let space = any_of(v, SPACES);
-            space_mark = or(space_mark, and(space, any_of(v1, MARKS)));
-            at += 32;
-        }
-        let flag = |acc, t: Triggers| {
-            if _mm256_movemask_epi8(acc) != 0 {
-                t.0
-            } else {
-                0
+    /// [`Triggers::of`] a block at a time: each test keeps a running OR of its matches,
+    /// and the flags are read from them once at the end.
+    ///
+    /// # Safety
+    ///
+    /// The processor has `B`'s instructions.
+    #[inline(always)]
+    unsafe fn of<B: Block>(bytes: &[u8]) -> Triggers {
+        // SAFETY: the caller's processor has `B`'s instructions, all this block runs.
+        unsafe {
+            let zero = B::splat(0);
+            let (mut digit, mut hyphen, mut double_quote, mut apostrophe) =
+                (zero, zero, zero, zero);
+            let (mut closing, mut dots, mut j_dot) = (zero, zero, zero);
+            let (mut letter_space, mut space_mark) = (zero, zero);
+            let mut buf = [0u8; 64];
+            let mut at = 0;
+            while at < bytes.len() {
+                // The block from `at` and the two bytes after each; zeros past the end,
+                // which no test matches.
+                let (v, v1, v2) = if at + B::BYTES + 2 <= bytes.len() {
+                    (
+                        B::load(bytes, at),
+                        B::load(bytes, at + 1),
+                        B::load(bytes, at + 2),
+                    )
+                } else {
+                    let tail = &bytes[at..];
+                    buf[..tail.len()].copy_from_slice(tail);
+                    buf[tail.len()..].fill(0);
+                    (B::load(&buf, 0), B::load(&buf, 1), B::load(&buf, 2))
+                };
+                let stop = v.eq(b'.');
+                digit = digit.or(v.within(b'0', b'9'));
+                hyphen = hyphen.or(v.eq(b'-'));
+                double_quote = double_quote.or(v.eq(b'"'));
+                apostrophe = apostrophe.or(v.eq(b'\''));
+                closing = closing.or(v.eq(0xE2).and(v1.eq(0x80)).and(v2.eq(0x9D)));
+                let after_stop = v1
+                    .eq(b'.')
+                    .or(v1.eq(b' ').and(v2.eq(b'.')))
+                    .or(v1.eq(0xC2).and(v2.eq(0xA0)));
+                dots = dots.or(stop.and(after_stop));
+                j_dot = j_dot.or(v.eq(b'j').and(v1.eq(b'.')));
+                // `| 0x20` folds the capitals onto the small letters and no other byte.
+                let letter = v.or(B::splat(0x20)).any_of(ONE_LETTER_WORDS_FOLDED);
+                letter_space = letter_space.or(letter.and(v1.any_of(SPACE_BYTES)));
+                let space = v.any_of(SPACES);
+                space_mark = space_mark.or(space.and(v1.any_of(MARKS)));
+                at += B::BYTES;
             }
-        };
-        Triggers(
-            Triggers::ANY.0
-                | flag(digits, Triggers::DIGIT)
-                | flag(hyphen, Triggers::HYPHEN)
-                | flag(double_quote, Triggers::DOUBLE_QUOTE)
-                | flag(apostrophe, Triggers::APOSTROPHE)
-                | flag(closing, Triggers::CLOSING_QUOTE)
-                | flag(dots, Triggers::DOTS)
-                | flag(j_dot, Triggers::J_DOT)
-                | flag(letter_space, Triggers::LETTER_SPACE)
-                | flag(space_mark, Triggers::SPACE_MARK),
-        )
+            let flag = |acc: B, t: Triggers| if acc.bits() != 0 { t.0 } else { 0 };
+            Triggers(
+                Triggers::ANY.0
+                    | flag(digit, Triggers::DIGIT)
+                    | flag(hyphen, Triggers::HYPHEN)
+                    | flag(double_quote, Triggers::DOUBLE_QUOTE)
+                    | flag(apostrophe, Triggers::APOSTROPHE)
+                    | flag(closing, Triggers::CLOSING_QUOTE)
+                    | flag(dots, Triggers::DOTS)
+                    | flag(j_dot, Triggers::J_DOT)
+                    | flag(letter_space, Triggers::LETTER_SPACE)
+                    | flag(space_mark, Triggers::SPACE_MARK),
+            )
+        }
     }
 }
 
@@ -302,10 +220,10 @@ mod tests {
             // Any bytes: the pass reads bytes, and a view is text only by the way.
             #[cfg(target_arch = "x86_64")]
             {
-                prop_assert_eq!(sse2::of(&bytes), Triggers::of_by_byte(&bytes));
+                prop_assert_eq!(blocks::sse2(&bytes), Triggers::of_by_byte(&bytes));
                 if std::arch::is_x86_feature_detected!("avx2") {
                     // SAFETY: the processor has AVX2.
-                    prop_assert_eq!(unsafe { avx2::of(&bytes) }, Triggers::of_by_byte(&bytes));
+                    prop_assert_eq!(unsafe { blocks::avx2(&bytes) }, Triggers::of_by_byte(&bytes));
                 }
             }
         }

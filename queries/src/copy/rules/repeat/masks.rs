@@ -95,10 +95,10 @@ fn classify(bytes: &[u8], word: &mut [u64], digit: &mut [u64], gap: &mut [u64]) 
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2, all `avx2::classify` needs.
-            return unsafe { avx2::classify(bytes, word, digit, gap) };
+            // SAFETY: the processor has AVX2, all `blocks::avx2` needs.
+            return unsafe { blocks::avx2(bytes, word, digit, gap) };
         }
-        sse2::classify(bytes, word, digit, gap)
+        blocks::sse2(bytes, word, digit, gap)
     }
     #[cfg(not(target_arch = "x86_64"))]
     return classify_by_byte(bytes, word, digit, gap);
@@ -135,13 +135,41 @@ pub(super) fn classify_by_byte(
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(super) mod sse2 {
-    //! [`classify`](super::classify) sixteen bytes at a time with SSE2: the same classes
-    //! as [`class`](super::class), from comparisons of each byte and the two after it.
+pub(super) mod blocks {
+    //! [`classify`](super::classify) a block at a time: the same classes as
+    //! [`class`](super::class), from comparisons of each byte and the two after it.
 
-    use super::super::super::simd::{and, and_not, bits, eq, load, or, splat, within};
+    use super::super::super::simd::Block;
+    use std::arch::x86_64::{__m128i, __m256i};
 
-    pub(in super::super) fn classify(
+    /// Sixteen bytes at a time (SSE2).
+    pub(in super::super) fn sse2(
+        bytes: &[u8],
+        word: &mut [u64],
+        digit: &mut [u64],
+        gap: &mut [u64],
+    ) -> bool {
+        // SAFETY: every x86-64 processor has SSE2.
+        unsafe { classify::<__m128i>(bytes, word, digit, gap) }
+    }
+
+    /// Thirty-two bytes at a time (AVX2).
+    #[target_feature(enable = "avx2")]
+    pub(in super::super) fn avx2(
+        bytes: &[u8],
+        word: &mut [u64],
+        digit: &mut [u64],
+        gap: &mut [u64],
+    ) -> bool {
+        // SAFETY: this function runs only where the processor has AVX2.
+        unsafe { classify::<__m256i>(bytes, word, digit, gap) }
+    }
+
+    /// # Safety
+    ///
+    /// The processor has `B`'s instructions.
+    #[inline(always)]
+    unsafe fn classify<B: Block>(
         bytes: &[u8],
         word: &mut [u64],
         digit: &mut [u64],
@@ -150,7 +178,7 @@ pub(super) mod sse2 {
         let mut unsure = 0u64;
         // The second byte of a character whose first byte ended the previous chunk.
         let (mut word_carry, mut gap_carry) = (0u64, 0u64);
-        let mut buf = [0u8; 80];
+        let mut buf = [0u8; 96];
         for (k, chunk) in bytes.chunks(64).enumerate() {
             // The chunk and the two bytes after it, read in place; only the last chunks
             // are copied, padded with zeros. (Copying every chunk cost a third of the
@@ -166,155 +194,32 @@ pub(super) mod sse2 {
             };
             let (mut letter, mut dig, mut space, mut lead, mut nbsp, mut other) =
                 (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
-            for q in 0..4 {
-                let (v, v1, v2) = (
-                    load(src, base + 16 * q),
-                    load(src, base + 16 * q + 1),
-                    load(src, base + 16 * q + 2),
-                );
-                let ascii_letter = within(or(v, splat(0x20)), b'a', b'z');
-                let d = within(v, b'0', b'9');
-                let s = or(or(eq(v, b' '), eq(v, b'\t')), eq(v, b'\n'));
-                // Latin letters: first bytes C3 to C8, except `×` and `÷`.
-                let not_letter = and(eq(v, 0xC3), or(eq(v1, 0x97), eq(v1, 0xB7)));
-                let latin = and_not(not_letter, within(v, 0xC3, 0xC8));
-                let no_break = and(eq(v, 0xC2), eq(v1, 0xA0));
-                let punctuation = and(eq(v, 0xE2), eq(v1, 0x80));
-                let object = and(and(eq(v, 0xEF), eq(v1, 0xBF)), eq(v2, 0xBC));
-                let known = or(or(within(v, 0xC3, 0xC8), no_break), or(punctuation, object));
-                let first = within(v, 0xC0, 0xFF);
-                let shift = 16 * q;
-                letter |= bits(or(ascii_letter, d)) << shift;
-                dig |= bits(d) << shift;
-                space |= bits(s) << shift;
-                lead |= bits(latin) << shift;
-                nbsp |= bits(no_break) << shift;
-                other |= bits(and_not(known, first)) << shift;
-            }
-            let valid = if chunk.len() == 64 {
-                !0
-            } else {
-                (1u64 << chunk.len()) - 1
-            };
-            word[k] = (letter | lead | (lead << 1) | word_carry) & valid;
-            gap[k] = (space | nbsp | (nbsp << 1) | gap_carry) & valid;
-            digit[k] = dig & valid;
-            unsure |= other & valid;
-            word_carry = lead >> 63;
-            gap_carry = nbsp >> 63;
-        }
-        unsure == 0
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-pub(super) mod avx2 {
-    //! [`sse2::classify`](super::sse2::classify) thirty-two bytes at a time, where the
-    //! processor has AVX2 (asked at run time; the build stays portable): the same
-    //! comparisons, half as many of them.
-
-    use std::arch::x86_64::{
-        __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8,
-        _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
-    };
-
-    /// The bytes of `buf` at `at..at + 32`.
-    #[target_feature(enable = "avx2")]
-    fn load(buf: &[u8], at: usize) -> __m256i {
-        assert!(at + 32 <= buf.len());
-        // SAFETY: the assertion keeps the thirty-two bytes inside `buf`, and an unaligned
-        // load has no alignment requirement.
-        unsafe { _mm256_loadu_si256(buf.as_ptr().add(at).cast()) }
-    }
-
-    #[target_feature(enable = "avx2")]
-    fn splat(b: u8) -> __m256i {
-        _mm256_set1_epi8(b as i8)
-    }
-
-    #[target_feature(enable = "avx2")]
-    fn eq(v: __m256i, b: u8) -> __m256i {
-        _mm256_cmpeq_epi8(v, splat(b))
-    }
-
-    #[target_feature(enable = "avx2")]
-    fn or(a: __m256i, b: __m256i) -> __m256i {
-        _mm256_or_si256(a, b)
-    }
-
-    #[target_feature(enable = "avx2")]
-    fn and(a: __m256i, b: __m256i) -> __m256i {
-        _mm256_and_si256(a, b)
-    }
-
-    /// `b` without `a`.
-    #[target_feature(enable = "avx2")]
-    fn and_not(a: __m256i, b: __m256i) -> __m256i {
-        _mm256_andnot_si256(a, b)
-    }
-
-    /// Bytes in `lo..=hi`, both on the same side of `0x80` (the comparisons are signed).
-    #[target_feature(enable = "avx2")]
-    fn within(v: __m256i, lo: u8, hi: u8) -> __m256i {
-        let above = _mm256_cmpgt_epi8(v, splat(lo.wrapping_sub(1)));
-        let below = _mm256_cmpgt_epi8(splat(hi.wrapping_add(1)), v);
-        and(above, below)
-    }
-
-    /// One bit per byte: its top bit.
-    #[target_feature(enable = "avx2")]
-    fn bits(v: __m256i) -> u64 {
-        u64::from(_mm256_movemask_epi8(v) as u32)
-    }
-
-    #[target_feature(enable = "avx2")]
-    pub(in super::super) fn classify(
-        bytes: &[u8],
-        word: &mut [u64],
-        digit: &mut [u64],
-        gap: &mut [u64],
-    ) -> bool {
-        let mut unsure = 0u64;
-        // The second byte of a character whose first byte ended the previous chunk.
-        let (mut word_carry, mut gap_carry) = (0u64, 0u64);
-        let mut buf = [0u8; 96];
-        for (k, chunk) in bytes.chunks(64).enumerate() {
-            // As in the SSE2 pass: read in place but for the last chunks, which are
-            // copied, padded with zeros.
-            let (src, base) = if k * 64 + 66 <= bytes.len() {
-                (bytes, k * 64)
-            } else {
-                let tail = &bytes[k * 64..];
-                buf[..tail.len()].copy_from_slice(tail);
-                buf[tail.len()..].fill(0);
-                (&buf[..], 0)
-            };
-            let (mut letter, mut dig, mut space, mut lead, mut nbsp, mut other) =
-                (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
-            for q in 0..2 {
-                let (v, v1, v2) = (
-                    load(src, base + 32 * q),
-                    load(src, base + 32 * q + 1),
-                    load(src, base + 32 * q + 2),
-                );
-                let ascii_letter = within(or(v, splat(0x20)), b'a', b'z');
-                let d = within(v, b'0', b'9');
-                let s = or(or(eq(v, b' '), eq(v, b'\t')), eq(v, b'\n'));
-                // Latin letters: first bytes C3 to C8, except `×` and `÷`.
-                let not_letter = and(eq(v, 0xC3), or(eq(v1, 0x97), eq(v1, 0xB7)));
-                let latin = and_not(not_letter, within(v, 0xC3, 0xC8));
-                let no_break = and(eq(v, 0xC2), eq(v1, 0xA0));
-                let punctuation = and(eq(v, 0xE2), eq(v1, 0x80));
-                let object = and(and(eq(v, 0xEF), eq(v1, 0xBF)), eq(v2, 0xBC));
-                let known = or(or(within(v, 0xC3, 0xC8), no_break), or(punctuation, object));
-                let first = within(v, 0xC0, 0xFF);
-                let shift = 32 * q;
-                letter |= bits(or(ascii_letter, d)) << shift;
-                dig |= bits(d) << shift;
-                space |= bits(s) << shift;
-                lead |= bits(latin) << shift;
-                nbsp |= bits(no_break) << shift;
-                other |= bits(and_not(known, first)) << shift;
+            for q in 0..64 / B::BYTES {
+                let at = base + B::BYTES * q;
+                // SAFETY: the caller's processor has `B`'s instructions, all this block
+                // runs.
+                unsafe {
+                    let (v, v1, v2) =
+                        (B::load(src, at), B::load(src, at + 1), B::load(src, at + 2));
+                    let ascii_letter = v.or(B::splat(0x20)).within(b'a', b'z');
+                    let d = v.within(b'0', b'9');
+                    let s = v.eq(b' ').or(v.eq(b'\t')).or(v.eq(b'\n'));
+                    // Latin letters: first bytes C3 to C8, except `×` and `÷`.
+                    let not_letter = v.eq(0xC3).and(v1.eq(0x97).or(v1.eq(0xB7)));
+                    let latin = not_letter.and_not(v.within(0xC3, 0xC8));
+                    let no_break = v.eq(0xC2).and(v1.eq(0xA0));
+                    let punctuation = v.eq(0xE2).and(v1.eq(0x80));
+                    let object = v.eq(0xEF).and(v1.eq(0xBF)).and(v2.eq(0xBC));
+                    let known = v.within(0xC3, 0xC8).or(no_break).or(punctuation.or(object));
+                    let first = v.within(0xC0, 0xFF);
+                    let shift = B::BYTES * q;
+                    letter |= ascii_letter.or(d).bits() << shift;
+                    dig |= d.bits() << shift;
+                    space |= s.bits() << shift;
+                    lead |= latin.bits() << shift;
+                    nbsp |= no_break.bits() << shift;
+                    other |= known.and_not(first).bits() << shift;
+                }
             }
             let valid = if chunk.len() == 64 {
                 !0
