@@ -97,6 +97,9 @@ fn tempfile_in(dir: &Path, name: &str) -> io::Result<TempFile> {
     ))
 }
 
+/// Where under a root lockgraph keeps its caches and its lock (it ignores itself for git).
+pub const CACHE_DIR: &str = ".lockgraph";
+
 /// An exclusive advisory lock, released on drop.
 ///
 /// The lock lives in `.lockgraph/lock` under the root rather than on the lockfile itself:
@@ -108,7 +111,7 @@ pub struct DirLock {
 
 impl DirLock {
     pub fn acquire(root: &Path) -> io::Result<DirLock> {
-        let dir = root.join(".lockgraph");
+        let dir = root.join(CACHE_DIR);
         crate::statcache::create_dir(&dir, &dir)?;
         let file = OpenOptions::new()
             .create(true)
@@ -133,7 +136,7 @@ pub const SKIPPED_DIRS: &[&str] = &[
     "coverage",
     "__pycache__",
     "target",
-    ".lockgraph",
+    CACHE_DIR,
 ];
 
 /// `path` relative to `root` with `/` separators — the form lockfiles and reports use — if

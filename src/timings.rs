@@ -45,10 +45,11 @@ pub fn report(name: &str, time: std::time::Duration) {
     }
 }
 
-/// Prints a count the phases are explained by (files read, say), if timings are on.
-pub fn count(name: &str, n: usize) {
+/// Prints a count the phases are explained by (files read, say), if timings are on; the
+/// count is made only then.
+pub fn count(name: &str, n: impl FnOnce() -> usize) {
     if enabled() {
-        eprintln!("timing: {name:<28} {n:9}");
+        eprintln!("timing: {name:<28} {:9}", n());
     }
 }
 

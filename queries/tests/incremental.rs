@@ -243,8 +243,8 @@ fn files_under(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(Str
 }
 
 /// The two ways of computing a report agree on every bundled fixture, with its lockfile
-/// entry (fresh, stale or missing), under every setting the engine reads, and on files the
-/// engine cannot read (invalid UTF-8, malformed JSON, spans that do not fit the file).
+/// entry (fresh, stale or missing), with either value of the engine's two flags, and on
+/// files the engine cannot read (invalid UTF-8, malformed JSON, spans that do not fit).
 #[test]
 fn a_report_computed_once_is_the_report_kept_on_every_fixture() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/copy");

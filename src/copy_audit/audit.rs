@@ -354,14 +354,10 @@ pub fn audit(
         })
         .collect::<Result<_, Failure>>()?;
     drop(scan);
-    crate::timings::count(
-        "files read",
-        chunks
-            .iter()
-            .flat_map(|(_, (_, s))| s)
-            .filter(|s| s.read)
-            .count(),
-    );
+    crate::timings::count("files read", || {
+        let sides = chunks.iter().flat_map(|(_, (_, sides))| sides);
+        sides.filter(|s| s.read).count()
+    });
     // Every entry is read and checked before anything is written or reported.
     lock.finish()?;
     let merge = crate::timings::phase("merge");

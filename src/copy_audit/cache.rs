@@ -18,6 +18,7 @@
 //! warning and rebuilt; writes replace files atomically, so concurrent runs cannot
 //! corrupt them (the last writer wins).
 
+use crate::fsutil::CACHE_DIR;
 use crate::statcache::{self, ExactMap, Loaded, Raw32, SortedEntries};
 use lockgraph_queries::copy::engine::{FileError, Finding};
 use lockgraph_queries::hash::ContentHash;
@@ -248,15 +249,15 @@ fn shard_of(key: &[u8; 32]) -> usize {
 }
 
 impl Caches {
-    /// Opens (and, if needed, repairs) the caches under `root/.lockgraph`.
     /// Whether `root` has a stat index (fresh or not: this only decides whether the walk
     /// takes stats to compare with it).
     pub fn has_stat_index(root: &Path) -> bool {
-        root.join(".lockgraph").join(STAT_FILE).is_file()
+        root.join(CACHE_DIR).join(STAT_FILE).is_file()
     }
 
+    /// Opens (and, if needed, repairs) the caches under `root/.lockgraph`.
     pub fn open(root: &Path) -> Caches {
-        let dir = root.join(".lockgraph");
+        let dir = root.join(CACHE_DIR);
         let mut caches = Caches {
             dir,
             stat_written_ns: 0,

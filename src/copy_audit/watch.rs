@@ -319,5 +319,5 @@ fn in_cache_dir(root: &Path, p: &Path) -> bool {
     p.strip_prefix(root)
         .ok()
         .and_then(|r| r.components().next())
-        .is_some_and(|c| c.as_os_str() == ".lockgraph" || c.as_os_str() == ".git")
+        .is_some_and(|c| c.as_os_str() == crate::fsutil::CACHE_DIR || c.as_os_str() == ".git")
 }

@@ -41,7 +41,7 @@ pub(crate) fn format(root: Option<&str>, steps: &[Step<'_>]) -> Option<String> {
             }
             Step::Index(i) => {
                 out.push('[');
-                push_decimal(*i, &mut out);
+                out.push_str(itoa::Buffer::new().format(*i));
                 out.push(']');
             }
         }
@@ -51,21 +51,6 @@ pub(crate) fn format(root: Option<&str>, steps: &[Step<'_>]) -> Option<String> {
 
 /// A key that can follow a dot: a JavaScript-style identifier (letters in any script,
 /// digits after the first character, `_` and `$`). `cs-CZ` and `0` are not.
-/// `n` in decimal, without the formatting machinery `write!` goes through.
-fn push_decimal(mut n: usize, out: &mut String) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
-}
-
 fn is_identifier(key: &str) -> bool {
     let mut chars = key.chars();
     chars
@@ -96,15 +81,6 @@ fn quote(key: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn indices_are_written_in_decimal() {
-        for n in [0, 7, 10, 99, 100, 65_535, 1_000_001, usize::MAX] {
-            let mut out = String::new();
-            push_decimal(n, &mut out);
-            assert_eq!(out, n.to_string());
-        }
-    }
 
     fn key(k: &str) -> Step<'_> {
         Step::Key(Cow::Borrowed(k))
