@@ -8,6 +8,7 @@
 
 mod check;
 mod de;
+mod layout;
 mod spans;
 mod write;
 
@@ -228,7 +229,7 @@ pub fn parse_reader(reader: impl std::io::Read) -> Result<Lockfile, LockfileErro
 /// [`parse_reader`] for the answer (or the exact error). A lockfile so read is checked like
 /// any other ([`Lockfile::validate`]).
 pub mod pieces {
-    use super::{BTreeMap, Entry, Lockfile, check, de};
+    use super::{BTreeMap, Entry, Lockfile, check, de, layout};
     use std::ops::Range;
 
     /// The text that ends a canonical lockfile's head: the `files` key, opened.
@@ -262,7 +263,8 @@ pub mod pieces {
         let end = piece.len() - 1;
         piece[0] = b'{';
         piece[end] = b'}';
-        let entries = de::files_object(std::str::from_utf8(piece).ok()?)?;
+        let text = std::str::from_utf8(piece).ok()?;
+        let entries = layout::files(text).or_else(|| de::files_object(text))?;
         for (path, entry) in &entries {
             check::check_entry_path(path).ok()?;
             check::check_entry(entry).ok()?;

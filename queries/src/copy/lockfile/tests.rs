@@ -1038,3 +1038,112 @@ fn a_streamed_read_is_the_read_of_the_text() {
         assert!(parse_reader(bad.as_bytes()).is_err(), "{bad}");
     }
 }
+
+// ---- the canonical layout's reader ----
+
+/// The `files` object of a lockfile's text as `pieces::entries` hands it to the readers
+/// (its first and last byte replaced by braces); None for a lockfile without entries.
+fn files_piece(text: &str) -> Option<String> {
+    let open = text.find("\n  \"files\": {\n")? + "\n  \"files\": {".len();
+    let piece = text[open..].strip_suffix("  }\n}\n")?;
+    Some(format!("{{{}}}", &piece[1..piece.len() - 1]))
+}
+
+/// What the layout reader makes of `piece`, which must be what the strict reader makes
+/// of it whenever the layout reader accepts it.
+fn layout_agrees(piece: &str) -> Result<Option<Vec<(String, Entry)>>, TestCaseError> {
+    let fast = super::layout::files(piece);
+    if let Some(fast) = &fast {
+        let strict = super::de::files_object(piece);
+        prop_assert_eq!(strict.as_ref(), Some(fast), "{}", piece);
+    }
+    Ok(fast)
+}
+
+/// Characters that make or break JSON and the layout.
+const LAYOUT_EDITS: &[char] = &[
+    ' ', '\n', '\t', '"', '\\', '0', '1', '9', ',', '{', '}', '[', ']', ':', 'n', 'u', 'e', '.',
+    '-', '\u{1}', '\u{7f}', 'é', '😀',
+];
+
+proptest! {
+    #[test]
+    fn the_layout_reader_reads_every_canonical_lockfile(lock in arb_lockfile()) {
+        let text = to_canonical_string(&lock);
+        let Some(piece) = files_piece(&text) else {
+            return Ok(());
+        };
+        let read = layout_agrees(&piece)?.expect("a canonical lockfile is in the layout");
+        // In the text's order, which is JavaScript's, not the map's.
+        prop_assert_eq!(read.len(), lock.files.len());
+        prop_assert_eq!(read.into_iter().collect::<BTreeMap<_, _>>(), lock.files);
+    }
+
+    #[test]
+    fn the_layout_reader_accepts_only_what_the_strict_reader_reads_alike(
+        lock in arb_lockfile(),
+        edits in prop::collection::vec(
+            (any::<prop::sample::Index>(), 0u8..3, prop::sample::select(LAYOUT_EDITS)),
+            1..4,
+        ),
+    ) {
+        let Some(piece) = files_piece(&to_canonical_string(&lock)) else {
+            return Ok(());
+        };
+        let mut chars: Vec<char> = piece.chars().collect();
+        for (at, op, c) in edits {
+            let i = at.index(chars.len());
+            match op {
+                0 => chars[i] = c,
+                1 => chars.insert(i, c),
+                _ => {
+                    chars.remove(i);
+                }
+            }
+            if chars.is_empty() {
+                return Ok(());
+            }
+        }
+        layout_agrees(&chars.into_iter().collect::<String>())?;
+    }
+}
+
+#[test]
+fn the_layout_reader_reads_the_worked_examples() {
+    let lock = parse(WORKED_EXAMPLES).unwrap();
+    let piece = files_piece(&to_canonical_string(&lock)).unwrap();
+    let expected: Vec<_> = lock.files.into_iter().collect();
+    assert_eq!(super::layout::files(&piece), Some(expected));
+}
+
+#[test]
+fn the_layout_reader_leaves_to_the_strict_reader_what_it_does_not_predict() {
+    let lock = parse(WORKED_EXAMPLES).unwrap();
+    let piece = files_piece(&to_canonical_string(&lock)).unwrap();
+    assert!(piece.contains("\"startLine\": 1,"), "{piece}");
+    assert!(piece.contains("\"pathHint\": "), "{piece}");
+    let cases = [
+        // Still JSON, and read alike by the strict reader.
+        piece.replacen("\"startLine\": 1,", "\"startLine\": 1 ,", 1),
+        piece.replacen("\"startLine\": 1,", "\"startLine\":1,", 1),
+        // Not JSON, or not a lockfile: the strict reader reports it.
+        piece.replacen("\"startLine\": 1,", "\"startLine\": 01,", 1),
+        piece.replacen("\"startLine\": 1,", "\"startLine\": 4294967296,", 1),
+        piece.replacen("\"startLine\": 1,", "\"startLine\": 1.0,", 1),
+        piece.replacen("\"kind\": \"prose\"", "\"kind\": \"verse\"", 1),
+        piece.replacen("\"kind\": \"prose\"", "\"kind\": \"pro\u{1}se\"", 1),
+    ];
+    for case in cases {
+        assert_ne!(case, piece);
+        assert_eq!(super::layout::files(&case), None, "{case}");
+    }
+    // Strings with escapes are in the layout: serde_json decodes them.
+    for quoted in [
+        piece.replacen("\"pathHint\": \"", "\"pathHint\": \"\\\"\\u00e9\\\"", 1),
+        piece.replacen("\"kind\": \"prose\"", "\"kind\": \"pr\\u006fse\"", 1),
+    ] {
+        assert_ne!(quoted, piece);
+        let read = super::layout::files(&quoted).unwrap();
+        assert_eq!(Some(read), super::de::files_object(&quoted));
+    }
+}
