@@ -20,6 +20,8 @@
 //!   expressions replaced, text between them kept, and the Markdown in that text read
 //!   again (emphasis, inline code, links).
 
+mod subset;
+
 use super::draft::Edit;
 use super::{Draft, ExtractError, HARD_BREAK, OBJECT, bom_len, script, yaml};
 use crate::copy::view::{View, ViewRole};
@@ -29,6 +31,12 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 pub(super) fn extract(text: &str, mdx: bool) -> Result<Vec<View>, ExtractError> {
+    extract_with(text, mdx, !mdx)
+}
+
+/// [`extract`], with the events of a file in the [`subset`] found without the parser when
+/// `subset` is set (the tests compare the two).
+fn extract_with(text: &str, mdx: bool, subset: bool) -> Result<Vec<View>, ExtractError> {
     let mut views = Vec::new();
     let mut lang = None;
     let bom = bom_len(text);
@@ -63,8 +71,17 @@ pub(super) fn extract(text: &str, mdx: bool) -> Result<Vec<View>, ExtractError> 
         containers: 0,
         pending_break: None,
     };
-    for (event, range) in Parser::new_ext(body, options(mdx)).into_offset_iter() {
-        walker.event(event, range);
+    match subset.then(|| subset::events(body)).flatten() {
+        Some(events) => {
+            for (event, range) in events {
+                walker.event(event, range);
+            }
+        }
+        None => {
+            for (event, range) in Parser::new_ext(body, options(mdx)).into_offset_iter() {
+                walker.event(event, range);
+            }
+        }
     }
     walker.flush();
     Ok(walker.views)
