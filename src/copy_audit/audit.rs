@@ -118,18 +118,35 @@ fn scan_one(
 }
 
 /// The bytes of the file at `path` and its stat: the one the walk took, or else the open
-/// file's. Like `fs::read`, without the second stat it makes for the size. A file that
-/// changed since the walk's stat is read whole all the same.
+/// file's. Like `fs::read`, without the second stat it makes for the size, and without the
+/// read that finds the end: the first read asks for a byte more than the stat says, and a
+/// regular file that gives fewer bytes than asked for is at its end (as git assumes when
+/// it reads a file of known size). That spares a system call per file. A file that grew
+/// since the stat is read on to its end; one that shrank gives what it holds.
 fn read_file(path: &std::path::Path, stat: Option<Stat>) -> std::io::Result<(Vec<u8>, Stat)> {
     use std::io::Read;
-    let file = fs::File::open(path)?;
+    let mut file = fs::File::open(path)?;
     let stat = match stat {
         Some(stat) => stat,
         None => Stat::of(&file.metadata()?),
     };
-    let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0));
-    // Through `take`: a `File`'s own `read_to_end` asks the kernel for the size again.
-    file.take(u64::MAX).read_to_end(&mut bytes)?;
+    let mut bytes = vec![0; usize::try_from(stat.size).unwrap_or(0) + 1];
+    let mut filled = 0;
+    loop {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                if filled < bytes.len() {
+                    break;
+                }
+                bytes.resize(bytes.len() * 2, 0);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
     Ok((bytes, stat))
 }
 
@@ -669,4 +686,32 @@ pub fn self_test(format: OutputFormat) -> Result<Outcome, Failure> {
     } else {
         Outcome::Failed
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Stat, read_file};
+
+    #[test]
+    fn a_file_is_read_whole_whatever_its_stat_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        for len in [0, 1, 15, 4096, 70_000] {
+            let content: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            std::fs::write(&path, &content).unwrap();
+            let (bytes, stat) = read_file(&path, None).unwrap();
+            assert_eq!(bytes, content, "{len} bytes, stat of the open file");
+            assert_eq!(stat.size, len as u64);
+            // The walk's stat from before the file grew or shrank.
+            for said in [0, len / 2, len + 1, 2 * len + 100] {
+                let walked = Stat {
+                    size: said as u64,
+                    ..stat
+                };
+                let (bytes, kept) = read_file(&path, Some(walked)).unwrap();
+                assert_eq!(bytes, content, "{len} bytes, the stat said {said}");
+                assert_eq!(kept, walked);
+            }
+        }
+    }
 }

@@ -357,7 +357,11 @@ impl Walker<'_> {
         if block.heading.is_some() {
             block.label.push_str(text);
         }
-        if src.get(range.clone()) != Some(text) {
+        // The parser's text is usually the source slice itself: same address, no compare.
+        let copied = src
+            .get(range.clone())
+            .is_some_and(|s| std::ptr::eq(s, text) || s == text);
+        if !copied {
             // An entity or another decoded construct: one piece, never split.
             block.draft.opaque(text, range);
             return;
