@@ -53,9 +53,13 @@ pub(super) fn events(text: &str) -> Option<Events<'_>> {
                 s.heading(at, end, next)?;
                 next
             }
+            // A list item, a thematic break or a setext underline; `-` and `+` before
+            // anything else (`-\u{a0}word`, `+420`) are text.
+            b'-' | b'+' if starts_block(&b[at..end]) => return None,
             // What could start another block, or indent this one.
-            b' ' | b'\t' | b'>' | b'-' | b'+' | b'*' | b'=' | b'_' | b'|' | b'<' | b'~' | b'$'
-            | b'[' | b':' => return None,
+            b' ' | b'\t' | b'>' | b'*' | b'=' | b'_' | b'|' | b'<' | b'~' | b'$' | b'[' | b':' => {
+                return None;
+            }
             b'0'..=b'9' if starts_ordered_item(&b[at..end]) => return None,
             _ => {
                 s.paragraph_line(at, end)?;
@@ -312,10 +316,22 @@ fn is_plain_destination(c: u8) -> bool {
     c.is_ascii_graphic() && is_plain(c) && !matches!(c, b'<' | b'>' | b'(' | b')' | b'"' | b'\'')
 }
 
-/// Whether a line starts like an ordered list item (`1.`, `12)`): digits, then `.` or `)`.
+/// Whether a line that starts with `-` or `+` starts a block: a list item (the mark and
+/// then a blank or the end of the line), or a line of nothing but marks and blanks (a
+/// thematic break or a setext underline).
+fn starts_block(line: &[u8]) -> bool {
+    matches!(line.get(1), None | Some(b' ' | b'\t'))
+        || line
+            .iter()
+            .all(|&c| c == line[0] || c == b' ' || c == b'\t')
+}
+
+/// Whether a line starts like an ordered list item (`1. `, `12)`): digits, `.` or `)`,
+/// then a blank or the end of the line (`1.dubna` is text).
 fn starts_ordered_item(line: &[u8]) -> bool {
     let digits = line.iter().take_while(|c| c.is_ascii_digit()).count();
     matches!(line.get(digits), Some(b'.' | b')'))
+        && matches!(line.get(digits + 1), None | Some(b' ' | b'\t'))
 }
 
 #[cfg(test)]
@@ -334,6 +350,13 @@ mod tests {
         "The \"quoted\" words don't end... here - or there 10-20 km.",
         "Text at www.example.cz and https://x.cz/a?b=1#c, see (this).",
         "Hello! [Hi!](/path/to-nothing) (x) {braces} #5 a > b 2026 bylo",
+        "-\u{a0}kódu 10-20 pak agenty a\u{a0}o",
+        "-word and --flag, then -- a dash",
+        "+420 123 456",
+        "--x",
+        "-+",
+        "1.dubna je svátek",
+        "2026)x",
         "`code` first",
         "```bash",
         "```",
@@ -359,8 +382,19 @@ mod tests {
         "a & b &amp; c",
         "1. item",
         "2) item",
+        "3.",
+        "4)\titem",
+        "2026. rok",
         "- item",
         "+ item",
+        "-",
+        "+",
+        "--",
+        "---",
+        "- - -",
+        "-\titem",
+        "+\titem",
+        "-- ",
         "* item",
         "> quote",
         " one space",
