@@ -108,7 +108,8 @@ impl<'a> Scan<'a> {
                 .iter()
                 .take_while(|&&c| c == b'`')
                 .count();
-            // A closing fence may be indented by up to three spaces, like any fence.
+            // A closing fence may be indented by up to three spaces, like any fence, and
+            // followed by spaces; pulldown-cmark does not close a fence followed by a tab.
             let closes = indent <= 3
                 && run >= ticks
                 && b[line + indent + run..line_end].iter().all(|&c| c == b' ');
@@ -357,6 +358,8 @@ mod tests {
         "--x",
         "-+",
         "1.dubna je svátek",
+        "\u{a0}začátek po pevné mezeře",
+        "konec před pevnou mezerou\u{a0}",
         "2026)x",
         "`code` first",
         "```bash",
@@ -372,6 +375,7 @@ mod tests {
         "# Title {#id}",
         "# C#",
         "#hashtag",
+        "#\u{a0}není nadpis",
         "#",
         "####### Seven",
         "# Trailing ",
@@ -526,6 +530,8 @@ mod tests {
             // Indented up to three spaces, a fence still closes; by four, it is code.
             "```\ncode\n   ```\nText.\n```\n",
             "```\ncode\n    ```\nstill code\n```\nText.\n```\nAfter.\n",
+            // Followed by a tab, a fence does not close (in pulldown-cmark).
+            "```\ncode\n```\t\nText.\n```\nAfter.\n```\n",
             // Shorter than the opening fence, or with an info string: still code.
             "````\ncode\n```\n```rust\nText.\n````\nAfter.\n",
             // Never closed: left to the parser.
