@@ -2,8 +2,8 @@
 //!
 //! Nearly every lockfile is one the writer made, and its text is predictable to the byte:
 //! each key on its own line, at a known indent, in a known order. Checking the text against
-//! that template costs about 8 instructions per byte; serde_json, which must be ready for
-//! any layout and key order, spent about 22 on a large tree's lockfile (a ninth of a cold
+//! that template costs about 7 instructions per byte; serde_json, which must be ready for
+//! any layout and key order, spent about 19 on a large tree's lockfile (a ninth of a cold
 //! audit's own work besides hashing). The template is a fast path only. Wherever the text
 //! leaves it (other whitespace, another key order, a number with a leading zero, a raw
 //! control character in a string), the reader returns None and the caller reads the same

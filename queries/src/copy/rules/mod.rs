@@ -20,7 +20,7 @@ mod self_test;
 mod set;
 mod shared;
 #[cfg(target_arch = "x86_64")]
-mod simd;
+pub(crate) mod simd;
 mod triggers;
 
 pub mod cs_r10_tj_abbreviation;

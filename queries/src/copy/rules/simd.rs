@@ -1,6 +1,8 @@
 //! SSE2, which every x86-64 processor has, for the scans that test every byte of every
 //! view: the places below, and — with AVX2 where the processor has it, through [`Block`]
 //! — a view's triggers and the byte classes of the repeated-word scan (`repeat/masks.rs`).
+//! The Markdown subset's scan for inline syntax (`extract/markdown/subset.rs`) uses
+//! [`load`], [`any_of`] and [`bits`] too.
 //! Every SSE2 intrinsic here needs nothing more, so each of those `unsafe` blocks rests
 //! on that alone (and, for loads, on the bounds asserted).
 //!
@@ -19,7 +21,7 @@ use std::arch::x86_64::{
 
 /// The bytes of `buf` at `at..at + 16`.
 #[inline(always)]
-pub(super) fn load(buf: &[u8], at: usize) -> __m128i {
+pub(crate) fn load(buf: &[u8], at: usize) -> __m128i {
     assert!(at + 16 <= buf.len());
     // SAFETY: SSE2; the assertion keeps the sixteen bytes inside `buf`, and an
     // unaligned load has no alignment requirement.
@@ -79,7 +81,7 @@ pub(super) fn splat(b: u8) -> __m128i {
 
 /// One bit per byte: its top bit.
 #[inline(always)]
-pub(super) fn bits(v: __m128i) -> u64 {
+pub(crate) fn bits(v: __m128i) -> u64 {
     // SAFETY: SSE2.
     u64::from(unsafe { _mm_movemask_epi8(v) } as u16)
 }
@@ -144,7 +146,7 @@ pub(super) fn triples(
 
 /// Bytes equal to any of `set`.
 #[inline(always)]
-pub(super) fn any_of(v: __m128i, set: &[u8]) -> __m128i {
+pub(crate) fn any_of(v: __m128i, set: &[u8]) -> __m128i {
     set.iter().fold(splat(0), |acc, &b| or(acc, eq(v, b)))
 }
 

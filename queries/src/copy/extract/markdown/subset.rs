@@ -282,21 +282,9 @@ fn next_special(b: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::{
-            _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-            _mm_setzero_si128,
-        };
+        use crate::copy::rules::simd::{any_of, bits, load};
         while at + 16 <= b.len() {
-            // SAFETY: SSE2 is part of x86-64; the sixteen bytes loaded lie inside `b`
-            // (checked above), and an unaligned load has no alignment requirement.
-            let found = unsafe {
-                let v = _mm_loadu_si128(b.as_ptr().add(at).cast());
-                let mut any = _mm_setzero_si128();
-                for &c in SPECIAL_BYTES {
-                    any = _mm_or_si128(any, _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
-                }
-                _mm_movemask_epi8(any)
-            };
+            let found = bits(any_of(load(b, at), SPECIAL_BYTES));
             if found != 0 {
                 return Some(at + found.trailing_zeros() as usize);
             }
@@ -315,7 +303,7 @@ fn is_plain(c: u8) -> bool {
 
 /// A byte of a link destination that needs no decoding and cannot end it early.
 fn is_plain_destination(c: u8) -> bool {
-    c.is_ascii_graphic() && is_plain(c) && !matches!(c, b'<' | b'>' | b'(' | b')' | b'"' | b'\'')
+    c.is_ascii_graphic() && is_plain(c) && !matches!(c, b'>' | b'(' | b')' | b'"' | b'\'')
 }
 
 /// Whether a line that starts with `-` or `+` starts a block: a list item (the mark and
