@@ -34,7 +34,7 @@ pub(super) fn extract(text: &str, mdx: bool) -> Result<Vec<View>, ExtractError> 
     extract_with(text, mdx, !mdx)
 }
 
-/// [`extract`], with the events of a file in the [`subset`] found without the parser when
+/// [`extract`], with the views of a file in the [`subset`] read without the parser when
 /// `subset` is set (the tests compare the two).
 fn extract_with(text: &str, mdx: bool, subset: bool) -> Result<Vec<View>, ExtractError> {
     let mut views = Vec::new();
@@ -58,6 +58,9 @@ fn extract_with(text: &str, mdx: bool, subset: bool) -> Result<Vec<View>, Extrac
         blanked = blank(text, hidden);
         &blanked
     };
+    if subset && subset::read(body, lang.clone(), &mut views).is_some() {
+        return Ok(views);
+    }
     let mut walker = Walker {
         src: text,
         mdx,
@@ -71,17 +74,8 @@ fn extract_with(text: &str, mdx: bool, subset: bool) -> Result<Vec<View>, Extrac
         containers: 0,
         pending_break: None,
     };
-    match subset.then(|| subset::events(body)).flatten() {
-        Some(events) => {
-            for (event, range) in events {
-                walker.event(event, range);
-            }
-        }
-        None => {
-            for (event, range) in Parser::new_ext(body, options(mdx)).into_offset_iter() {
-                walker.event(event, range);
-            }
-        }
+    for (event, range) in Parser::new_ext(body, options(mdx)).into_offset_iter() {
+        walker.event(event, range);
     }
     walker.flush();
     Ok(walker.views)
