@@ -153,18 +153,17 @@ pub(super) const SPACE_BYTES: &[u8] = b" \n\r";
 #[cfg(target_arch = "x86_64")]
 fn candidates(bytes: &[u8], f: impl FnMut(usize)) {
     use super::shared::ONE_LETTER_WORDS_FOLDED;
-    use super::simd::{and_not, any_of, or, splat, triples, within};
-    let alnum = |v| {
-        or(
-            within(or(v, splat(0x20)), b'a', b'z'),
-            within(v, b'0', b'9'),
-        )
-    };
+    use super::simd::{NibbleSet, Test, triples};
+    static ALNUM: NibbleSet = NibbleSet::range(b'0', b'9')
+        .union(&NibbleSet::range(b'A', b'Z'))
+        .union(&NibbleSet::range(b'a', b'z'));
+    static LETTERS: NibbleSet = NibbleSet::both_cases(ONE_LETTER_WORDS_FOLDED);
+    static SPACE: NibbleSet = NibbleSet::new(SPACE_BYTES);
     triples(
         bytes,
-        |v| and_not(alnum(v), splat(0xFF)),
-        |v| any_of(or(v, splat(0x20)), ONE_LETTER_WORDS_FOLDED),
-        |v| any_of(v, SPACE_BYTES),
+        Test::outside(&ALNUM),
+        Test::inside(&LETTERS),
+        Test::inside(&SPACE),
         f,
     );
 }

@@ -129,13 +129,10 @@ impl Rule for EnglishDayMonth {
 /// Where an ASCII capital is followed by a lowercase ASCII letter, in order.
 #[cfg(target_arch = "x86_64")]
 fn capitalised(bytes: &[u8], f: impl FnMut(usize)) {
-    use super::simd::{pairs, within};
-    pairs(
-        bytes,
-        |v| within(v, b'A', b'Z'),
-        |v| within(v, b'a', b'z'),
-        f,
-    );
+    use super::simd::{NibbleSet, Test, pairs};
+    static CAPITAL: NibbleSet = NibbleSet::range(b'A', b'Z');
+    static SMALL: NibbleSet = NibbleSet::range(b'a', b'z');
+    pairs(bytes, Test::inside(&CAPITAL), Test::inside(&SMALL), f);
 }
 
 /// Where an ASCII capital is followed by a lowercase ASCII letter, in order.

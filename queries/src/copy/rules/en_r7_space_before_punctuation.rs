@@ -133,8 +133,10 @@ pub(super) const MARKS: &[u8] = b",.;:!?";
 /// Where one of [`SPACES`] is followed by one of [`MARKS`].
 #[cfg(target_arch = "x86_64")]
 fn candidates(bytes: &[u8], f: impl FnMut(usize)) {
-    use super::simd::{any_of, pairs};
-    pairs(bytes, |v| any_of(v, SPACES), |v| any_of(v, MARKS), f);
+    use super::simd::{NibbleSet, Test, pairs};
+    static SPACE: NibbleSet = NibbleSet::new(SPACES);
+    static MARK: NibbleSet = NibbleSet::new(MARKS);
+    pairs(bytes, Test::inside(&SPACE), Test::inside(&MARK), f);
 }
 
 /// Where one of [`SPACES`] is followed by one of [`MARKS`].

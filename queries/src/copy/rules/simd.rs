@@ -1,22 +1,25 @@
-//! SSE2, which every x86-64 processor has, for the scans that test every byte of every
-//! view: the places below, and — with AVX2 where the processor has it, through [`Block`]
-//! — a view's triggers and the byte classes of the repeated-word scan (`repeat/masks.rs`).
-//! The Markdown subset's scan for inline syntax (`extract/markdown/subset.rs`) uses
-//! [`load`], [`any_of`] and [`bits`] too.
+//! SSE2, which every x86-64 processor has, and AVX2 where the processor has it, for the
+//! scans that test every byte of every view: a view's triggers and the byte classes of
+//! the repeated-word scan (`repeat/masks.rs`), written once over [`Block`]; the places
+//! below; and [`find_any`], which the Markdown subset's scan for inline syntax
+//! (`extract/markdown/subset.rs`) uses.
 //! Every SSE2 intrinsic here needs nothing more, so each of those `unsafe` blocks rests
-//! on that alone (and, for loads, on the bounds asserted).
+//! on that alone (and, for loads, on the bounds asserted); the AVX2 ones run only in
+//! functions compiled for AVX2 and called once the processor is known to have it.
 //!
 //! [`pairs`] finds the places where a byte of one kind is followed by a byte of another,
 //! and [`triples`] those where the byte before is of a third kind too. That is where four
 //! rules start looking: a one-letter word before a space (`cs-R1`, `cs-R1b`; not after an
-//! ASCII letter or digit) and a space before a punctuation mark (`cs-R12`, `en-R7`). In
-//! prose each kind alone is common, and testing them a byte at a time cost those rules a
-//! few cycles per byte; compared sixteen at a time, a block without a place costs a few
-//! instructions.
+//! ASCII letter or digit), a space before a punctuation mark (`cs-R12`, `en-R7`) and a
+//! capital before a small letter (`cs-R8`). In prose each kind alone is common, and
+//! testing them a byte at a time cost those rules a few cycles per byte. Each kind is a
+//! [`NibbleSet`]: with AVX2, two table look-ups test thirty-two bytes against the whole
+//! set, where comparing sixteen bytes with each byte of the set took a dozen
+//! instructions for a set of six.
 
 use std::arch::x86_64::{
     __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8,
-    _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_slli_si128,
+    _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
 };
 
 /// The bytes of `buf` at `at..at + 16`.
@@ -65,13 +68,6 @@ pub(super) fn and_not(a: __m128i, b: __m128i) -> __m128i {
     unsafe { _mm_andnot_si128(a, b) }
 }
 
-/// `v` a byte later: a zero byte first, its last byte gone.
-#[inline(always)]
-fn shift_in_zero(v: __m128i) -> __m128i {
-    // SAFETY: SSE2.
-    unsafe { _mm_slli_si128::<1>(v) }
-}
-
 /// `b` in every byte.
 #[inline(always)]
 pub(super) fn splat(b: u8) -> __m128i {
@@ -86,61 +82,151 @@ pub(crate) fn bits(v: __m128i) -> u64 {
     u64::from(unsafe { _mm_movemask_epi8(v) } as u16)
 }
 
+/// A test of each byte of a block: in `set`, or (`outside`) not in it.
+#[derive(Clone, Copy)]
+pub(super) struct Test {
+    set: &'static NibbleSet,
+    outside: bool,
+}
+
+impl Test {
+    pub(super) const fn inside(set: &'static NibbleSet) -> Test {
+        Test {
+            set,
+            outside: false,
+        }
+    }
+
+    pub(super) const fn outside(set: &'static NibbleSet) -> Test {
+        Test { set, outside: true }
+    }
+
+    /// `0xFF` in each byte of `v` that passes, `0` elsewhere.
+    ///
+    /// # Safety
+    /// The processor has `B`'s instructions.
+    #[inline(always)]
+    unsafe fn of<B: Block>(self, v: B) -> B {
+        // SAFETY: the caller's processor has `B`'s instructions.
+        unsafe {
+            let hit = v.member(self.set);
+            if self.outside {
+                hit.and_not(B::splat(0xFF))
+            } else {
+                hit
+            }
+        }
+    }
+
+    /// Whether byte `b` passes: the definition the blocks are tested against.
+    #[cfg(test)]
+    fn holds(self, b: u8) -> bool {
+        self.set.contains(b) != self.outside
+    }
+}
+
 /// Calls `f(i)`, in order, for every `i` where `first` holds for byte `i` and `second` for
-/// byte `i + 1`. Each test takes sixteen bytes and gives `0xFF` where it holds, `0` where
-/// not.
-pub(super) fn pairs(
-    bytes: &[u8],
-    first: impl Fn(__m128i) -> __m128i,
-    second: impl Fn(__m128i) -> __m128i,
-    f: impl FnMut(usize),
-) {
-    triples(bytes, |_| splat(0xFF), first, second, f);
+/// byte `i + 1`.
+pub(super) fn pairs(bytes: &[u8], first: Test, second: Test, mut f: impl FnMut(usize)) {
+    places(bytes, None, first, second, &mut f);
 }
 
 /// [`pairs`] where `before` also holds for byte `i - 1`; before the text stands a zero
 /// byte.
 pub(super) fn triples(
     bytes: &[u8],
-    before: impl Fn(__m128i) -> __m128i,
-    first: impl Fn(__m128i) -> __m128i,
-    second: impl Fn(__m128i) -> __m128i,
+    before: Test,
+    first: Test,
+    second: Test,
     mut f: impl FnMut(usize),
 ) {
-    let mut buf = [0u8; 32];
+    places(bytes, Some(before), first, second, &mut f);
+}
+
+/// [`pairs`] and [`triples`]: thirty-two bytes at a time where the processor has AVX2,
+/// sixteen otherwise.
+fn places(
+    bytes: &[u8],
+    before: Option<Test>,
+    first: Test,
+    second: Test,
+    f: &mut impl FnMut(usize),
+) {
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, all `places_avx2` needs.
+        unsafe { places_avx2(bytes, before, first, second, f) }
+    } else {
+        // SAFETY: every x86-64 processor has SSE2.
+        unsafe { places_in::<__m128i>(bytes, before, first, second, f) }
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn places_avx2(
+    bytes: &[u8],
+    before: Option<Test>,
+    first: Test,
+    second: Test,
+    f: &mut impl FnMut(usize),
+) {
+    // SAFETY: this function runs only where the processor has AVX2.
+    unsafe { places_in::<std::arch::x86_64::__m256i>(bytes, before, first, second, f) }
+}
+
+/// [`places`] a block at a time.
+///
+/// # Safety
+/// The processor has `B`'s instructions.
+#[inline(always)]
+unsafe fn places_in<B: Block>(
+    bytes: &[u8],
+    before: Option<Test>,
+    first: Test,
+    second: Test,
+    f: &mut impl FnMut(usize),
+) {
+    let w = B::BYTES;
+    let mut buf = [0u8; 2 * 32 + 2];
     let mut at = 0;
     while at + 1 < bytes.len() {
-        // Sixteen bytes from `at`, the sixteen from the next and the sixteen from the one
-        // before (a zero byte first at the start of the text).
-        let (previous, here, next) = if at + 17 <= bytes.len() {
-            let here = load(bytes, at);
-            let previous = if at == 0 {
-                shift_in_zero(here)
+        // The block from `at`, the one from the next byte and the one from the byte before
+        // (a zero byte before the text and past its end).
+        // SAFETY (both arms): the caller's processor has `B`'s instructions, and
+        // `B::load` asserts its bounds.
+        let (previous, here, next) = if (at >= 1 || before.is_none()) && at + w < bytes.len() {
+            let here = unsafe { B::load(bytes, at) };
+            let previous = if at >= 1 {
+                unsafe { B::load(bytes, at - 1) }
             } else {
-                load(bytes, at - 1)
+                here // not read: no test for the byte before
             };
-            (previous, here, load(bytes, at + 1))
+            (previous, here, unsafe { B::load(bytes, at + 1) })
         } else {
-            // At most seventeen bytes, after the zero byte before the text if `at` is 0.
+            let from = at.saturating_sub(1);
+            let to = (at + w + 1).min(bytes.len());
             let lead = usize::from(at == 0);
-            let tail = &bytes[at + lead - 1..];
-            buf[..lead].fill(0);
-            buf[lead..lead + tail.len()].copy_from_slice(tail);
-            buf[lead + tail.len()..].fill(0);
-            (load(&buf, 0), load(&buf, 1), load(&buf, 2))
+            buf.fill(0);
+            buf[lead..lead + to - from].copy_from_slice(&bytes[from..to]);
+            unsafe { (B::load(&buf, 0), B::load(&buf, 1), B::load(&buf, 2)) }
         };
-        let both = and(first(here), second(next));
-        let mut found = bits(and(before(previous), both));
+        // SAFETY: as above.
+        let mut found = unsafe {
+            let mut both = first.of(here).and(second.of(next));
+            if let Some(before) = before {
+                both = both.and(before.of(previous));
+            }
+            both.bits()
+        };
         // Only places whose second byte is in the text.
         let room = bytes.len() - at - 1;
-        if room < 16 {
+        if room < w {
             found &= (1u64 << room) - 1;
         }
         while found != 0 {
             f(at + found.trailing_zeros() as usize);
             found &= found - 1;
         }
-        at += 16;
+        at += w;
     }
 }
 
@@ -157,31 +243,90 @@ pub(crate) fn any_of(v: __m128i, set: &[u8]) -> __m128i {
 /// (`vpshufb`), where comparing with each byte of a dozen took two dozen instructions
 /// per sixteen bytes.
 pub(crate) struct NibbleSet {
-    bytes: &'static [u8],
+    /// The bytes themselves, for SSE2, which has no table look-up: `bytes[..len]`.
+    bytes: [u8; 64],
+    len: usize,
     low: [u8; 16],
     high: [u8; 16],
 }
 
 impl NibbleSet {
-    pub(crate) const fn new(bytes: &'static [u8]) -> NibbleSet {
-        let (mut low, mut high) = ([0u8; 16], [0u8; 16]);
-        let mut bits = 0;
+    pub(crate) const fn new(bytes: &[u8]) -> NibbleSet {
+        let mut set = NibbleSet {
+            bytes: [0; 64],
+            len: 0,
+            low: [0; 16],
+            high: [0; 16],
+        };
         let mut i = 0;
         while i < bytes.len() {
-            let h = (bytes[i] >> 4) as usize;
-            if high[h] == 0 {
-                assert!(bits < 8, "at most eight distinct high nibbles");
-                high[h] = 1 << bits;
-                bits += 1;
-            }
-            low[(bytes[i] & 15) as usize] |= high[h];
+            set = set.with(bytes[i]);
             i += 1;
         }
-        NibbleSet { bytes, low, high }
+        set
     }
 
-    pub(crate) fn contains(&self, b: u8) -> bool {
-        self.low[usize::from(b & 15)] & self.high[usize::from(b >> 4)] != 0
+    /// The bytes `lo..=hi`.
+    pub(crate) const fn range(lo: u8, hi: u8) -> NibbleSet {
+        let mut set = NibbleSet::new(&[]);
+        let mut b = lo;
+        while b <= hi {
+            set = set.with(b);
+            b += 1;
+        }
+        set
+    }
+
+    /// `letters` (ASCII, small) and their capitals.
+    pub(crate) const fn both_cases(letters: &[u8]) -> NibbleSet {
+        let mut set = NibbleSet::new(letters);
+        let mut i = 0;
+        while i < letters.len() {
+            set = set.with(letters[i].to_ascii_uppercase());
+            i += 1;
+        }
+        set
+    }
+
+    /// This set and `b`.
+    pub(crate) const fn union(self, other: &NibbleSet) -> NibbleSet {
+        let mut set = self;
+        let mut i = 0;
+        while i < other.len {
+            set = set.with(other.bytes[i]);
+            i += 1;
+        }
+        set
+    }
+
+    const fn with(mut self, b: u8) -> NibbleSet {
+        if self.contains(b) {
+            return self;
+        }
+        assert!(self.len < 64, "at most 64 bytes");
+        let h = (b >> 4) as usize;
+        if self.high[h] == 0 {
+            let mut used = 0;
+            let mut i = 0;
+            while i < 16 {
+                used += (self.high[i] != 0) as u32;
+                i += 1;
+            }
+            assert!(used < 8, "at most eight distinct high nibbles");
+            self.high[h] = 1 << used;
+        }
+        self.low[(b & 15) as usize] |= self.high[h];
+        self.bytes[self.len] = b;
+        self.len += 1;
+        self
+    }
+
+    pub(crate) const fn contains(&self, b: u8) -> bool {
+        self.low[(b & 15) as usize] & self.high[(b >> 4) as usize] != 0
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
     }
 }
 
@@ -196,7 +341,7 @@ pub(crate) fn find_any(bytes: &[u8], from: usize, set: &NibbleSet) -> Option<usi
         }
     }
     while at + 16 <= bytes.len() {
-        let found = bits(any_of(load(bytes, at), set.bytes));
+        let found = bits(any_of(load(bytes, at), set.bytes()));
         if found != 0 {
             return Some(at + found.trailing_zeros() as usize);
         }
@@ -213,28 +358,15 @@ pub(crate) fn find_any(bytes: &[u8], from: usize, set: &NibbleSet) -> Option<usi
 /// block it looked at.
 #[target_feature(enable = "avx2")]
 fn find_any_avx2(bytes: &[u8], at: &mut usize, set: &NibbleSet) -> Option<usize> {
-    use std::arch::x86_64::{
-        _mm_loadu_si128, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8,
-        _mm256_movemask_epi8, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
-        _mm256_srli_epi16,
-    };
-    // SAFETY: AVX2, which this function is compiled for and only runs with; the tables
-    // are sixteen bytes each, and `Block::load` asserts its bounds.
-    unsafe {
-        let low = _mm256_broadcastsi128_si256(_mm_loadu_si128(set.low.as_ptr().cast()));
-        let high = _mm256_broadcastsi128_si256(_mm_loadu_si128(set.high.as_ptr().cast()));
-        let nibble = _mm256_set1_epi8(0x0F);
-        while *at + 32 <= bytes.len() {
-            let v = <std::arch::x86_64::__m256i as Block>::load(bytes, *at);
-            let l = _mm256_shuffle_epi8(low, _mm256_and_si256(v, nibble));
-            let h = _mm256_shuffle_epi8(high, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
-            let outside = _mm256_cmpeq_epi8(_mm256_and_si256(l, h), _mm256_setzero_si256());
-            let found = !(_mm256_movemask_epi8(outside) as u32);
-            if found != 0 {
-                return Some(*at + found.trailing_zeros() as usize);
-            }
-            *at += 32;
+    use std::arch::x86_64::__m256i;
+    while *at + 32 <= bytes.len() {
+        // SAFETY: AVX2, which this function is compiled for and only runs with;
+        // `Block::load` asserts its bounds.
+        let found = unsafe { <__m256i as Block>::load(bytes, *at).member(set).bits() };
+        if found != 0 {
+            return Some(*at + found.trailing_zeros() as usize);
         }
+        *at += 32;
     }
     None
 }
@@ -265,6 +397,14 @@ pub(super) trait Block: Copy {
     unsafe fn within(self, lo: u8, hi: u8) -> Self;
     /// One bit per byte: its top bit.
     unsafe fn bits(self) -> u64;
+
+    /// Bytes in `set`: compared with each of its bytes, where a width has no table
+    /// look-up.
+    #[inline(always)]
+    unsafe fn member(self, set: &NibbleSet) -> Self {
+        // SAFETY: the caller's processor has this width's instructions.
+        unsafe { self.any_of(set.bytes()) }
+    }
 
     /// Bytes equal to any of `set`.
     #[inline(always)]
@@ -357,6 +497,24 @@ impl Block for std::arch::x86_64::__m256i {
     unsafe fn bits(self) -> u64 {
         u64::from(unsafe { std::arch::x86_64::_mm256_movemask_epi8(self) } as u32)
     }
+    /// Two table look-ups (`vpshufb`) instead of a comparison per byte of the set.
+    #[inline(always)]
+    unsafe fn member(self, set: &NibbleSet) -> Self {
+        use std::arch::x86_64::{
+            _mm_loadu_si128, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_setzero_si256,
+            _mm256_shuffle_epi8, _mm256_srli_epi16,
+        };
+        // SAFETY: AVX2; the tables are sixteen bytes each.
+        unsafe {
+            let low = _mm256_broadcastsi128_si256(_mm_loadu_si128(set.low.as_ptr().cast()));
+            let high = _mm256_broadcastsi128_si256(_mm_loadu_si128(set.high.as_ptr().cast()));
+            let nibble = Self::splat(0x0F);
+            let l = _mm256_shuffle_epi8(low, self.and(nibble));
+            let h = _mm256_shuffle_epi8(high, _mm256_srli_epi16(self, 4).and(nibble));
+            let outside = _mm256_cmpeq_epi8(l.and(h), _mm256_setzero_si256());
+            outside.and_not(Self::splat(0xFF))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -366,58 +524,94 @@ mod tests {
 
     const SOME: &[u8] = b"\\*_~<&$|[]`\t";
     static SOME_SET: NibbleSet = NibbleSet::new(SOME);
+    static LETTERS: NibbleSet = NibbleSet::both_cases(b"ksvz");
+    static ALNUM: NibbleSet = NibbleSet::range(b'0', b'9')
+        .union(&NibbleSet::range(b'A', b'Z').union(&NibbleSet::range(b'a', b'z')));
+    static SPACES: NibbleSet = NibbleSet::new(b" \n\r");
+    static HIGH: NibbleSet = NibbleSet::new(&[0x80, 0xA0, 0xC3, 0xFF]);
 
     #[test]
     fn a_nibble_set_holds_its_bytes_and_no_other() {
+        let alnum = |b: u8| b.is_ascii_alphanumeric();
         for b in 0..=255u8 {
             assert_eq!(SOME_SET.contains(b), SOME.contains(&b), "{b:#04x}");
+            assert_eq!(LETTERS.contains(b), b"ksvzKSVZ".contains(&b), "{b:#04x}");
+            assert_eq!(ALNUM.contains(b), alnum(b), "{b:#04x}");
+            assert_eq!(
+                HIGH.contains(b),
+                [0x80, 0xA0, 0xC3, 0xFF].contains(&b),
+                "{b:#04x}"
+            );
         }
+        assert_eq!(ALNUM.bytes().len(), 62);
+    }
+
+    /// The tests a proptest picks from: sets inside and outside, ASCII and not.
+    fn test_of(i: usize) -> Test {
+        let sets: [&'static NibbleSet; 5] = [&SOME_SET, &LETTERS, &ALNUM, &SPACES, &HIGH];
+        if i < 5 {
+            Test::inside(sets[i])
+        } else {
+            Test::outside(sets[i - 5])
+        }
+    }
+
+    fn bytes() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just(b' '),
+                Just(b'a'),
+                Just(b'k'),
+                Just(b'`'),
+                Just(0xC3),
+                Just(0xA0),
+                any::<u8>()
+            ],
+            0..140,
+        )
+    }
+
+    /// `(before, first, second)` places found a byte at a time: the definition.
+    fn places_by_byte(text: &[u8], before: Option<Test>, first: Test, second: Test) -> Vec<usize> {
+        (0..text.len().saturating_sub(1))
+            .filter(|&i| {
+                let previous = if i == 0 { 0 } else { text[i - 1] };
+                before.is_none_or(|t| t.holds(previous))
+                    && first.holds(text[i])
+                    && second.holds(text[i + 1])
+            })
+            .collect()
     }
 
     proptest! {
         /// The first byte of the set at or after any place, in texts of a few blocks.
         #[test]
-        fn find_any_finds_the_first_byte_of_the_set(
-            text in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'`'), Just(b'\t'), Just(0xC3), any::<u8>()], 0..140),
-            from in 0usize..150,
-        ) {
+        fn find_any_finds_the_first_byte_of_the_set(text in bytes(), from in 0usize..150) {
             let expected = text.get(from..).and_then(|t| t.iter().position(|b| SOME.contains(b))).map(|i| from + i);
             prop_assert_eq!(find_any(&text, from, &SOME_SET), expected);
         }
 
-        /// With a byte before: every place the byte-at-a-time scan finds, and no other.
+        /// Every place the byte-at-a-time definition finds, and no other, with a byte
+        /// before and without, at both widths.
         #[test]
-        fn triples_are_the_places_where_all_three_bytes_fit(
-            text in proptest::collection::vec(prop_oneof![Just(b' '), Just(b'a'), Just(b','), any::<u8>()], 0..70),
+        fn places_are_where_the_bytes_fit(
+            text in bytes(),
+            tests in (0usize..10, 0usize..10, 0usize..10),
+            with_before in any::<bool>(),
         ) {
+            let (before, first, second) = (test_of(tests.0), test_of(tests.1), test_of(tests.2));
+            let before = with_before.then_some(before);
+            let expected = places_by_byte(&text, before, first, second);
             let mut found = Vec::new();
-            triples(&text, |v| any_of(v, b"\0 "), |v| any_of(v, b" a"), |v| any_of(v, b",a"), |i| found.push(i));
-            let expected: Vec<usize> = (0..text.len().saturating_sub(1))
-                .filter(|&i| {
-                    let before = if i == 0 { 0 } else { text[i - 1] };
-                    b"\0 ".contains(&before) && b" a".contains(&text[i]) && b",a".contains(&text[i + 1])
-                })
-                .collect();
-            prop_assert_eq!(found, expected);
-        }
-
-        /// Every place a byte-at-a-time scan finds, and no other, for texts around a
-        /// block's length.
-        #[test]
-        fn pairs_are_the_places_where_both_bytes_fit(
-            text in proptest::collection::vec(prop_oneof![Just(b' '), Just(b'a'), Just(b','), any::<u8>()], 0..70),
-        ) {
-            let is_first = |b: u8| b == b' ' || b == b'a';
-            let is_second = |b: u8| b == b',' || b == b'a';
-            let mut found = Vec::new();
-            pairs(&text, |v| any_of(v, b" a"), |v| any_of(v, b",a"), |i| found.push(i));
-            let expected: Vec<usize> = text
-                .windows(2)
-                .enumerate()
-                .filter(|(_, w)| is_first(w[0]) && is_second(w[1]))
-                .map(|(i, _)| i)
-                .collect();
-            prop_assert_eq!(found, expected);
+            match before {
+                Some(b) => triples(&text, b, first, second, |i| found.push(i)),
+                None => pairs(&text, first, second, |i| found.push(i)),
+            }
+            prop_assert_eq!(&found, &expected);
+            let mut narrow = Vec::new();
+            // SAFETY: every x86-64 processor has SSE2.
+            unsafe { places_in::<__m128i>(&text, before, first, second, &mut |i| narrow.push(i)) };
+            prop_assert_eq!(narrow, expected);
         }
     }
 }
