@@ -492,7 +492,7 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     if args.watch {
         return super::watch::run(ws, matcher).map(|()| Outcome::Clean);
     }
-    crate::memory::for_one_run();
+    crate::memory::keep_freed_memory();
     let walk = crate::timings::phase("walk and stat, open caches");
     // The walk waits on the file system while the caches and the lockfile are decoded on
     // the CPU: side by side. `--fix` may re-anchor the lockfile, so then it is opened

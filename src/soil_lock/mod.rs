@@ -38,7 +38,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
         // A session holds every file's bytes to compare with each event's: no cache.
         return watch::run(Root::open(cli.root.as_deref(), false)?).map(|()| true);
     }
-    crate::memory::for_one_run();
+    crate::memory::keep_freed_memory();
     let mut root = Root::open(cli.root.as_deref(), !cli.no_cache)?;
     warm(&root, cli.quiet);
     root.save_cache();
