@@ -66,8 +66,7 @@ fn extract_with(text: &str, mdx: bool, subset: bool) -> Result<Vec<View>, Extrac
         mdx,
         lang,
         views,
-        headings: Vec::new(),
-        path: None,
+        headings: Headings::default(),
         block: None,
         skip: 0,
         autolink: false,
@@ -149,6 +148,34 @@ fn blank(text: &str, range: Range<usize>) -> String {
     String::from_utf8(bytes).expect("whole characters replaced by ASCII")
 }
 
+/// The headings open at a point of the document, and the path hint they make.
+#[derive(Default)]
+struct Headings {
+    /// Level and `## Text` label of each.
+    open: Vec<(u8, String)>,
+    /// The labels joined: every view's path hint, made once per heading.
+    path: Option<String>,
+}
+
+impl Headings {
+    /// A heading of `level` whose text is `text`: it closes the open headings of its level
+    /// and deeper. Its label is `## Words`, the text with every run of blanks made one
+    /// space.
+    fn enter(&mut self, level: u8, text: &str) {
+        let mut label = "#".repeat(level as usize);
+        for word in text.split_whitespace() {
+            label.push(' ');
+            label.push_str(word);
+        }
+        while self.open.last().is_some_and(|(l, _)| *l >= level) {
+            self.open.pop();
+        }
+        self.open.push((level, label));
+        let labels: Vec<&str> = self.open.iter().map(|(_, l)| l.as_str()).collect();
+        self.path = Some(labels.join(" > "));
+    }
+}
+
 /// The block whose inline content is being collected.
 struct Block {
     draft: Draft,
@@ -178,10 +205,7 @@ struct Walker<'a> {
     mdx: bool,
     lang: Option<String>,
     views: Vec<View>,
-    /// Open headings: level and `## Text` label.
-    headings: Vec<(u8, String)>,
-    /// The open headings' labels joined: every view's path hint, made once per heading.
-    path: Option<String>,
+    headings: Headings,
     block: Option<Block>,
     /// Depth inside code blocks and HTML blocks, whose events are not prose.
     skip: usize,
@@ -392,7 +416,7 @@ impl Walker<'_> {
 
     /// The heading path of the current position.
     fn path(&self) -> Option<String> {
-        self.path.clone()
+        self.headings.path.clone()
     }
 
     /// Finishes the open block into a view.
@@ -413,18 +437,7 @@ impl Walker<'_> {
         let draft = bare_urls(draft).trim();
         let role = match block.heading {
             Some((level, marker)) => {
-                // `## Words`: the heading's text with every run of blanks made one space.
-                let mut label = "#".repeat(level as usize);
-                for word in block.label.split_whitespace() {
-                    label.push(' ');
-                    label.push_str(word);
-                }
-                while self.headings.last().is_some_and(|(l, _)| *l >= level) {
-                    self.headings.pop();
-                }
-                self.headings.push((level, label));
-                let labels: Vec<&str> = self.headings.iter().map(|(_, l)| l.as_str()).collect();
-                self.path = Some(labels.join(" > "));
+                self.headings.enter(level, &block.label);
                 ViewRole::Heading { level, marker }
             }
             None => ViewRole::Text,

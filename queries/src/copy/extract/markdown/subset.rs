@@ -25,7 +25,7 @@
 //! and out of the subset and on every fixture.
 
 use super::super::{Draft, OBJECT};
-use super::bare_urls;
+use super::{Headings, bare_urls};
 use crate::copy::view::{View, ViewRole};
 use std::ops::Range;
 
@@ -39,8 +39,7 @@ pub(super) fn read(text: &str, lang: Option<String>, views: &mut Vec<View>) -> O
         text,
         views: std::mem::take(views),
         lang,
-        headings: Vec::new(),
-        path: None,
+        headings: Headings::default(),
         paragraph: None,
     };
     let read = s.lines();
@@ -55,10 +54,7 @@ struct Scan<'a> {
     text: &'a str,
     views: Vec<View>,
     lang: Option<String>,
-    /// Open headings: level and `## Text` label.
-    headings: Vec<(u8, String)>,
-    /// The open headings' labels joined: every view's path hint.
-    path: Option<String>,
+    headings: Headings,
     /// The open paragraph.
     paragraph: Option<Draft>,
 }
@@ -112,9 +108,10 @@ impl Scan<'_> {
 
     /// A block's view, finished as the walker finishes it.
     fn finish(&mut self, draft: Draft, role: ViewRole) {
-        let view = bare_urls(draft)
-            .trim()
-            .into_view(role, self.path.clone(), self.lang.clone());
+        let view =
+            bare_urls(draft)
+                .trim()
+                .into_view(role, self.headings.path.clone(), self.lang.clone());
         self.views.extend(view);
     }
 
@@ -174,19 +171,8 @@ impl Scan<'_> {
         let mut draft = Draft::with_capacity(end - start);
         let mut text = String::new();
         inline(self.text, start..end, &mut draft, Some(&mut text))?;
-        // `## Words`: the heading's text with every run of blanks made one space.
         let level = hashes as u8;
-        let mut label = "#".repeat(hashes);
-        for word in text.split_whitespace() {
-            label.push(' ');
-            label.push_str(word);
-        }
-        while self.headings.last().is_some_and(|(l, _)| *l >= level) {
-            self.headings.pop();
-        }
-        self.headings.push((level, label));
-        let labels: Vec<&str> = self.headings.iter().map(|(_, l)| l.as_str()).collect();
-        self.path = Some(labels.join(" > "));
+        self.headings.enter(level, &text);
         let marker = u32::try_from(at).ok()?;
         self.finish(draft, ViewRole::Heading { level, marker });
         Some(())
