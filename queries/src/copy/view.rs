@@ -18,14 +18,15 @@ pub enum ViewRole {
     Heading { level: u8, marker: u32 },
 }
 
-/// One contiguous piece of a view and the source range it came from.
+/// One contiguous piece of a view and the source range it came from; it ends where the
+/// next begins (the last at the end of the text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct Segment {
-    view_start: u32,
-    src_start: u32,
+pub(crate) struct Segment {
+    pub view_start: u32,
+    pub src_start: u32,
     /// Source end; for a verbatim piece `src_end - src_start == view length`.
-    src_end: u32,
-    verbatim: bool,
+    pub src_end: u32,
+    pub verbatim: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -141,19 +142,8 @@ impl ViewBuilder {
         self.mark_opaque(at..self.view.text.len(), src);
     }
 
-    /// A builder whose text is already `text`: its pieces are then marked in order with
-    /// [`mark_verbatim`](Self::mark_verbatim) and [`mark_opaque`](Self::mark_opaque), and
-    /// the result is the view that appending them one by one would build, without
-    /// copying the text again.
-    pub fn over(role: ViewRole, text: String, pieces: usize) -> Self {
-        let mut b = ViewBuilder::new(role);
-        b.view.text = text;
-        b.view.segments.reserve_exact(pieces);
-        b
-    }
-
     /// Marks view range `view`, the last so far, as the source from `src_start` on.
-    pub fn mark_verbatim(&mut self, view: Range<usize>, src_start: usize) {
+    fn mark_verbatim(&mut self, view: Range<usize>, src_start: usize) {
         if view.is_empty() {
             return;
         }
@@ -176,7 +166,7 @@ impl ViewBuilder {
     }
 
     /// Marks view range `view`, the last so far, as standing for the whole of `src`.
-    pub fn mark_opaque(&mut self, view: Range<usize>, src: Range<usize>) {
+    fn mark_opaque(&mut self, view: Range<usize>, src: Range<usize>) {
         if view.is_empty() {
             return;
         }
@@ -186,6 +176,17 @@ impl ViewBuilder {
             src_end: src.end as u32,
             verbatim: false,
         });
+    }
+
+    /// The view of `text` whose pieces are `segments`, as a draft keeps them: in order,
+    /// covering the text, each verbatim one as long as its source and none that could
+    /// have been joined to the one before (so the view is the one appending the pieces
+    /// one by one builds).
+    pub(crate) fn from_segments(role: ViewRole, text: String, segments: Vec<Segment>) -> Self {
+        let mut b = ViewBuilder::new(role);
+        b.view.text = text;
+        b.view.segments = segments;
+        b
     }
 
     pub fn finish(self) -> View {

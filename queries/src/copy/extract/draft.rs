@@ -6,15 +6,8 @@
 //! its pieces so those passes can replace or drop view ranges, and becomes a [`View`] at
 //! the end.
 
-use crate::copy::view::{View, ViewBuilder, ViewRole};
+use crate::copy::view::{Segment, View, ViewBuilder, ViewRole};
 use std::ops::Range;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Piece {
-    view: Range<usize>,
-    src: Range<usize>,
-    verbatim: bool,
-}
 
 /// An edit of a draft: replace a view range by an opaque `with`, or drop it (`None`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,10 +16,13 @@ pub(crate) struct Edit {
     pub with: Option<&'static str>,
 }
 
+/// The pieces are kept as the view keeps them ([`Segment`]: where each starts in the
+/// text, its source range, whether it is verbatim), so the finished view takes them
+/// as they are.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Draft {
     text: String,
-    pieces: Vec<Piece>,
+    pieces: Vec<Segment>,
 }
 
 impl Draft {
@@ -52,7 +48,21 @@ impl Draft {
 
     /// Source end of the last piece.
     pub fn src_end(&self) -> Option<usize> {
-        self.pieces.last().map(|p| p.src.end)
+        self.pieces.last().map(|p| p.src_end as usize)
+    }
+
+    /// The view range of piece `i`: up to the next piece, or to the end of the text.
+    fn view(&self, i: usize) -> Range<usize> {
+        let end = self
+            .pieces
+            .get(i + 1)
+            .map_or(self.text.len(), |p| p.view_start as usize);
+        self.pieces[i].view_start as usize..end
+    }
+
+    fn src(&self, i: usize) -> Range<usize> {
+        let p = &self.pieces[i];
+        p.src_start as usize..p.src_end as usize
     }
 
     /// Appends `text`, which is byte for byte the source starting at `src_start`.
@@ -62,19 +72,18 @@ impl Draft {
         }
         let view_start = self.text.len();
         self.text.push_str(text);
-        let view_end = self.text.len();
-        let src_end = src_start + text.len();
+        let src_end = (src_start + text.len()) as u32;
         if let Some(last) = self.pieces.last_mut()
             && last.verbatim
-            && last.src.end == src_start
+            && last.src_end == src_start as u32
         {
-            last.view.end = view_end;
-            last.src.end = src_end;
+            last.src_end = src_end;
             return;
         }
-        self.pieces.push(Piece {
-            view: view_start..view_end,
-            src: src_start..src_end,
+        self.pieces.push(Segment {
+            view_start: view_start as u32,
+            src_start: src_start as u32,
+            src_end,
             verbatim: true,
         });
     }
@@ -86,9 +95,10 @@ impl Draft {
         }
         let view_start = self.text.len();
         self.text.push_str(text);
-        self.pieces.push(Piece {
-            view: view_start..self.text.len(),
-            src,
+        self.pieces.push(Segment {
+            view_start: view_start as u32,
+            src_start: src.start as u32,
+            src_end: src.end as u32,
             verbatim: false,
         });
     }
@@ -118,8 +128,8 @@ impl Draft {
     }
 
     fn piece_at(&self, at: usize) -> Option<usize> {
-        let i = self.pieces.partition_point(|p| p.view.start <= at);
-        (i > 0 && at < self.pieces[i - 1].view.end).then(|| i - 1)
+        let i = self.pieces.partition_point(|p| p.view_start as usize <= at);
+        (i > 0 && at < self.view(i - 1).end).then(|| i - 1)
     }
 
     /// Source offset where view byte `at` starts.
@@ -128,9 +138,9 @@ impl Draft {
             Some(i) => {
                 let p = &self.pieces[i];
                 if p.verbatim {
-                    p.src.start + (at - p.view.start)
+                    p.src_start as usize + (at - p.view_start as usize)
                 } else {
-                    p.src.start
+                    p.src_start as usize
                 }
             }
             None => self.src_end().unwrap_or(0),
@@ -144,9 +154,9 @@ impl Draft {
         };
         let p = &self.pieces[i];
         if p.verbatim {
-            p.src.start + (end - p.view.start)
+            p.src_start as usize + (end - p.view_start as usize)
         } else {
-            p.src.end
+            p.src_end as usize
         }
     }
 
@@ -156,12 +166,12 @@ impl Draft {
         if let Some(i) = self.piece_at(r.start)
             && !self.pieces[i].verbatim
         {
-            r.start = self.pieces[i].view.start;
+            r.start = self.pieces[i].view_start as usize;
         }
         if let Some(i) = r.end.checked_sub(1).and_then(|l| self.piece_at(l))
             && !self.pieces[i].verbatim
         {
-            r.end = r.end.max(self.pieces[i].view.end);
+            r.end = r.end.max(self.view(i).end);
         }
         r
     }
@@ -172,16 +182,18 @@ impl Draft {
             return;
         }
         let first = self.piece_at(range.start).unwrap_or(self.pieces.len());
-        for p in &self.pieces[first..] {
-            if p.view.start >= range.end {
+        for i in first..self.pieces.len() {
+            let view = self.view(i);
+            if view.start >= range.end {
                 break;
             }
-            if p.verbatim {
-                let s = p.view.start.max(range.start);
-                let e = p.view.end.min(range.end);
-                out.verbatim(&self.text[s..e], p.src.start + (s - p.view.start));
+            if self.pieces[i].verbatim {
+                let s = view.start.max(range.start);
+                let e = view.end.min(range.end);
+                let src_start = self.pieces[i].src_start as usize;
+                out.verbatim(&self.text[s..e], src_start + (s - view.start));
             } else {
-                out.opaque(&self.text[p.view.clone()], p.src.clone());
+                out.opaque(&self.text[view], self.src(i));
             }
         }
     }
@@ -239,12 +251,12 @@ impl Draft {
         if let Some(i) = self.piece_at(keep.start)
             && !self.pieces[i].verbatim
         {
-            keep.start = self.pieces[i].view.start;
+            keep.start = self.pieces[i].view_start as usize;
         }
         if let Some(i) = self.piece_at(keep.end - 1)
             && !self.pieces[i].verbatim
         {
-            keep.end = self.pieces[i].view.end;
+            keep.end = self.view(i).end;
         }
         let mut out = Draft::new();
         self.copy_into(keep, &mut out);
@@ -254,7 +266,8 @@ impl Draft {
     /// Moves every source range by `by` bytes (a draft built from a slice of the file).
     pub fn shift(&mut self, by: usize) {
         for p in &mut self.pieces {
-            p.src = p.src.start + by..p.src.end + by;
+            p.src_start += by as u32;
+            p.src_end += by as u32;
         }
     }
 
@@ -291,19 +304,13 @@ impl Draft {
         path_hint: Option<String>,
         lang_hint: Option<String>,
     ) -> View {
-        // The pieces cover the text in order, so the text moves into the view as it is.
-        debug_assert!(self.pieces.last().map_or(0, |p| p.view.end) == self.text.len());
-        let mut b = ViewBuilder::over(role, self.text, self.pieces.len())
+        // The pieces cover the text in order, and `verbatim` joined every verbatim piece
+        // that continued the one before: the view takes text and pieces as they are.
+        debug_assert!(self.pieces.first().is_none_or(|p| p.view_start == 0));
+        ViewBuilder::from_segments(role, self.text, self.pieces)
             .path_hint(path_hint)
-            .lang_hint(lang_hint);
-        for p in &self.pieces {
-            if p.verbatim {
-                b.mark_verbatim(p.view.clone(), p.src.start);
-            } else {
-                b.mark_opaque(p.view.clone(), p.src.clone());
-            }
-        }
-        b.finish()
+            .lang_hint(lang_hint)
+            .finish()
     }
 }
 
@@ -338,11 +345,11 @@ mod tests {
             }
             let d = d.trim();
             let mut appended = ViewBuilder::new(ViewRole::Text).path_hint(Some("p".into()));
-            for p in &d.pieces {
-                if p.verbatim {
-                    appended.verbatim(&d.text[p.view.clone()], p.src.start);
+            for i in 0..d.pieces.len() {
+                if d.pieces[i].verbatim {
+                    appended.verbatim(&d.text[d.view(i)], d.src(i).start);
                 } else {
-                    appended.opaque(&d.text[p.view.clone()], p.src.clone());
+                    appended.opaque(&d.text[d.view(i)], d.src(i));
                 }
             }
             let moved = d.into_view_always(ViewRole::Text, Some("p".into()), None);
