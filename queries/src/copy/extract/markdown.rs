@@ -151,9 +151,11 @@ fn blank(text: &str, range: Range<usize>) -> String {
 /// The headings open at a point of the document, and the path hint they make.
 #[derive(Default)]
 struct Headings {
-    /// Level and `## Text` label of each.
-    open: Vec<(u8, String)>,
-    /// The labels joined: every view's path hint, made once per heading.
+    /// Level of each, and where its label ends in `path`.
+    open: Vec<(u8, usize)>,
+    /// The labels joined by ` > `: every view's path hint (none before the first
+    /// heading). A heading truncates it to its parent's label and appends its own, so the
+    /// labels are written once each.
     path: Option<String>,
 }
 
@@ -162,17 +164,23 @@ impl Headings {
     /// and deeper. Its label is `## Words`, the text with every run of blanks made one
     /// space.
     fn enter(&mut self, level: u8, text: &str) {
-        let mut label = "#".repeat(level as usize);
-        for word in text.split_whitespace() {
-            label.push(' ');
-            label.push_str(word);
-        }
         while self.open.last().is_some_and(|(l, _)| *l >= level) {
             self.open.pop();
         }
-        self.open.push((level, label));
-        let labels: Vec<&str> = self.open.iter().map(|(_, l)| l.as_str()).collect();
-        self.path = Some(labels.join(" > "));
+        let path = self.path.get_or_insert_with(String::new);
+        match self.open.last() {
+            Some(&(_, end)) => {
+                path.truncate(end);
+                path.push_str(" > ");
+            }
+            None => path.clear(),
+        }
+        path.extend(std::iter::repeat_n('#', usize::from(level)));
+        for word in text.split_whitespace() {
+            path.push(' ');
+            path.push_str(word);
+        }
+        self.open.push((level, path.len()));
     }
 }
 
@@ -896,6 +904,34 @@ Deep.
         assert_eq!(marker(2), (src.find("## Setup").unwrap(), 2));
         assert_eq!(marker(4), (src.find("Setext").unwrap(), 2));
         assert_eq!(v[0].role, ViewRole::Text);
+    }
+
+    proptest! {
+        /// The path after each heading is the labels of the open headings joined, each
+        /// `#` times its level and its words: a heading closes those of its level and
+        /// deeper.
+        #[test]
+        fn a_heading_path_is_the_open_labels_joined(
+            headings in proptest::collection::vec(
+                (1u8..=6, prop::sample::select(&["A", " b  c ", "Úvod\tkurzu", "", "x\u{a0}y"][..])),
+                1..12,
+            ),
+        ) {
+            let mut path = Headings::default();
+            let mut open: Vec<(u8, String)> = Vec::new();
+            for (level, text) in headings {
+                path.enter(level, text);
+                open.retain(|(l, _)| *l < level);
+                let words: Vec<&str> = text.split_whitespace().collect();
+                let label = std::iter::once("#".repeat(usize::from(level)))
+                    .chain(words.iter().map(|w| format!(" {w}")))
+                    .collect::<String>();
+                open.push((level, label));
+                let labels: Vec<&str> = open.iter().map(|(_, l)| l.as_str()).collect();
+                let expected = labels.join(" > ");
+                prop_assert_eq!(path.path.as_deref(), Some(expected.as_str()));
+            }
+        }
     }
 
     #[test]
