@@ -499,6 +499,10 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     // after the fixes.
     // Stats are taken in the walk only to be compared with the stat index's.
     let stat_walk = !args.no_cache && Caches::has_stat_index(&ws.root);
+    if !stat_walk {
+        // Every file will be read and audited: a cold run (see `memory::small_pages`).
+        crate::memory::small_pages();
+    }
     let (files, (mut caches, lock)) = rayon::join(
         || {
             let _walk = crate::timings::phase("  walk and stat");
