@@ -1,4 +1,5 @@
-//! The one allocator setting of ours.
+//! What a one-shot run sets for its memory: mimalloc keeps freed memory, and a cold run
+//! asks the kernel for small pages ([`small_pages`]).
 //!
 //! mimalloc returns memory that stayed free for a second to the OS ("purging"). An audit
 //! allocates and frees in waves, a chunk of files after another, so memory it purged is
