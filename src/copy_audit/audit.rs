@@ -124,30 +124,53 @@ fn scan_one(
 /// it reads a file of known size). That spares a system call per file. A file that grew
 /// since the stat is read on to its end; one that shrank gives what it holds.
 fn read_file(path: &std::path::Path, stat: Option<Stat>) -> std::io::Result<(Vec<u8>, Stat)> {
-    use std::io::Read;
     let mut file = fs::File::open(path)?;
     let stat = match stat {
         Some(stat) => stat,
         None => Stat::of(&file.metadata()?),
     };
-    let mut bytes = vec![0; usize::try_from(stat.size).unwrap_or(0) + 1];
-    let mut filled = 0;
+    let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0) + 1);
     loop {
-        match file.read(&mut bytes[filled..]) {
+        match read_spare(&mut file, &mut bytes) {
             Ok(0) => break,
-            Ok(n) => {
-                filled += n;
-                if filled < bytes.len() {
+            Ok(_) => {
+                if bytes.len() < bytes.capacity() {
                     break;
                 }
-                bytes.resize(bytes.len() * 2, 0);
+                bytes.reserve(bytes.len());
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
-    bytes.truncate(filled);
     Ok((bytes, stat))
+}
+
+/// Reads from `file` into the spare capacity of `bytes`, which grows by what was read.
+/// On Linux the bytes are read into the capacity as it is: clearing it first, as a safe
+/// `read` needs, was a second pass over every file's memory before the kernel's copy
+/// (45 M of the cold 10k run's 4.69 G instructions).
+#[cfg(target_os = "linux")]
+fn read_spare(file: &mut fs::File, bytes: &mut Vec<u8>) -> std::io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let spare = bytes.spare_capacity_mut();
+    // SAFETY: read(2) writes at most `spare.len()` bytes at the start of the spare
+    // capacity, which `bytes` owns, and returns how many it wrote (or -1); the length
+    // grows by exactly those, which are then initialised.
+    let n = unsafe { libc::read(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
+    let n = usize::try_from(n).map_err(|_| std::io::Error::last_os_error())?;
+    unsafe { bytes.set_len(bytes.len() + n) };
+    Ok(n)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn read_spare(file: &mut fs::File, bytes: &mut Vec<u8>) -> std::io::Result<usize> {
+    use std::io::Read;
+    let filled = bytes.len();
+    bytes.resize(bytes.capacity(), 0);
+    let read = file.read(&mut bytes[filled..]);
+    bytes.truncate(filled + *read.as_ref().unwrap_or(&0));
+    read
 }
 
 /// One audited file.

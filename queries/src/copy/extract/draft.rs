@@ -30,11 +30,12 @@ impl Draft {
         Draft::default()
     }
 
-    /// A draft with room for `len` bytes of text.
+    /// A draft with room for `len` bytes of text, and for the few pieces a line of it
+    /// usually makes.
     pub fn with_capacity(len: usize) -> Self {
         Draft {
             text: String::with_capacity(len),
-            pieces: Vec::new(),
+            pieces: Vec::with_capacity(4),
         }
     }
 

@@ -37,7 +37,9 @@ pub(super) fn extract(text: &str, mdx: bool) -> Result<Vec<View>, ExtractError> 
 /// [`extract`], with the views of a file in the [`subset`] read without the parser when
 /// `subset` is set (the tests compare the two).
 fn extract_with(text: &str, mdx: bool, subset: bool) -> Result<Vec<View>, ExtractError> {
-    let mut views = Vec::new();
+    // Sized for a block every couple of hundred bytes, as documentation runs: growing
+    // the list by doubling copied it a few times per file.
+    let mut views = Vec::with_capacity(text.len() / 192 + 1);
     let mut lang = None;
     let bom = bom_len(text);
     let mut hidden = 0..bom;
@@ -618,19 +620,19 @@ fn tag_end(text: &str, open: usize) -> Option<usize> {
 fn bare_urls(draft: Draft) -> Draft {
     let text = draft.text();
     let b = text.as_bytes();
-    // Most paragraphs hold neither `://` nor `www.`: one pass for the first bytes of both
-    // says so (two searchers, set up for every paragraph, were a sixtieth of a cold run).
-    let marked = |i: usize| b[i + 1..].starts_with(if b[i] == b':' { b"//" } else { b"ww." });
-    if !memchr::memchr2_iter(b':', b'w', b).any(marked) {
+    // Most paragraphs hold neither `://` nor `www.`. Two searchers built once say so
+    // faster than one pass for the first bytes of both: each tests a pair of its bytes
+    // (`:` and `/`, `w` and `.`) a block at a time, where the pass stopped at every `w`
+    // of English prose (the English extract bench: 499 → 418 µs).
+    static SCHEME: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("://"));
+    static WWW: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("www."));
+    if SCHEME.find(b).is_none() && WWW.find(b).is_none() {
         return draft;
     }
     const PREFIXES: [&str; 4] = ["https://", "http://", "ftp://", "www."];
     // Where a prefix starts: found from the rarer `://` and `www.` (testing each prefix
     // at every byte was a twentieth of a cold audit, and at every `h`, `f` and `w` still a
     // sixtieth).
-    // Built once: a searcher is worth building for a view, not in every one.
-    static SCHEME: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("://"));
-    static WWW: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("www."));
     let mut starts: Vec<(usize, usize)> = SCHEME
         .find_iter(b)
         .filter_map(|colon| {

@@ -84,7 +84,7 @@ impl Reader<'_> {
         self.expect(",\n          \"language\": \"")?;
         let language = self.string()?;
         self.expect(",\n          \"kind\": \"")?;
-        let kind = Kind::parse(&self.string()?)?;
+        let kind = self.kind()?;
         let path_hint = self.field(",\n          \"pathHint\": ")?;
         let note = self.field(",\n          \"note\": ")?;
         self.expect("\n        }")?;
@@ -149,6 +149,19 @@ impl Reader<'_> {
         let n = text.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
         self.at += digits;
         u32::try_from(n).ok()
+    }
+
+    /// A span's kind, after its opening quote: the kinds' names are matched in place, and
+    /// only another spelling (with an escape) is read as a string.
+    fn kind(&mut self) -> Option<Kind> {
+        for kind in Kind::ALL {
+            let name = kind.as_str().as_bytes();
+            if self.rest().starts_with(name) && self.rest().get(name.len()) == Some(&b'"') {
+                self.at += name.len() + 1;
+                return Some(kind);
+            }
+        }
+        Kind::parse(&self.string()?)
     }
 
     /// The rest of a string whose opening quote was read, and its closing quote.

@@ -159,10 +159,10 @@ pub enum Kind {
 
 impl Kind {
     /// The inverse of [`Kind::as_str`], for kinds named in the config or on the command line.
+    pub const ALL: [Kind; 4] = [Kind::Prose, Kind::Code, Kind::Quote, Kind::Data];
+
     pub fn parse(name: &str) -> Option<Kind> {
-        [Kind::Prose, Kind::Code, Kind::Quote, Kind::Data]
-            .into_iter()
-            .find(|k| k.as_str() == name)
+        Kind::ALL.into_iter().find(|k| k.as_str() == name)
     }
 
     pub fn as_str(self) -> &'static str {
