@@ -329,13 +329,18 @@ pub fn audit(
         .enumerate()
         .par_bridge()
         .map(|(i, (chunk, known))| {
-            let infos = match &infos {
-                Some(all) => Cow::Borrowed(&all[i * CHUNK..][..chunk.len()]),
-                None => Cow::Owned(lock.chunk_infos(chunk.iter().map(|(p, _)| p.as_str()))?),
+            let (infos, mut entries) = match &infos {
+                Some(all) => (Cow::Borrowed(&all[i * CHUNK..][..chunk.len()]), None),
+                None => {
+                    let (infos, entries) =
+                        lock.chunk_infos(chunk.iter().map(|(p, _)| p.as_str()))?;
+                    (Cow::Owned(infos), entries)
+                }
             };
             let mut done = Vec::with_capacity(chunk.len());
             let mut sides = Vec::with_capacity(chunk.len());
-            for (((path, stat), known), info) in chunk.iter_mut().zip(known).zip(infos.iter()) {
+            let each = chunk.iter_mut().zip(known).zip(infos.iter()).enumerate();
+            for (j, (((path, stat), known), info)) in each {
                 progress.inc();
                 let path = std::mem::take(path);
                 let mut scanned = scan_one(ws, &path, *stat, *known)?;
@@ -345,7 +350,7 @@ pub fn audit(
                 let key = findings_key(&path, &scanned.hash, state, info.as_ref(), &settings_key);
                 // Taken out of the cache here, on the workers, not cloned.
                 let taken = shared.map_or(Taken::Missing, |c| c.take_findings(&key));
-                if info.is_some() && !matches!(taken, Taken::Missing) {
+                if info.is_some() && entries.is_none() && !matches!(taken, Taken::Missing) {
                     lock.release_entry(&path);
                 }
                 let (report, origin) = match taken {
@@ -373,7 +378,10 @@ pub fn audit(
                                     .map_err(|e| Failure::new(format!("{path}: {e}")))?,
                             ),
                         };
-                        let entry = lock.take_entry(&path, info.as_ref())?;
+                        let entry = match &mut entries {
+                            Some(entries) => entries[j].take(),
+                            None => lock.take_entry(&path, info.as_ref())?,
+                        };
                         let format = Format::from_path(&path);
                         let report = engine::report_once(&setup, format, &source, entry.as_ref());
                         (report, Origin::Engine)

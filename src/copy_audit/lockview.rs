@@ -47,6 +47,10 @@ enum Summary {
     Reading(Reading),
 }
 
+/// A chunk's summaries, and its entries when the view hands them out with them (see
+/// [`LockView::chunk_infos`]).
+pub type ChunkInfos = (Vec<Option<LockInfo>>, Option<Vec<Option<Entry>>>);
+
 /// Text of a round read while the audit goes: about 650 entries of a large tree's
 /// lockfile, a few milliseconds on one core.
 const ROUND: usize = 1 << 20;
@@ -313,20 +317,33 @@ impl<'a> LockView<'a> {
     }
 
     /// What the lockfile records for each of `paths` (sorted by path), once the lockfile
-    /// has been read through the last of them. Any error in the lockfile read on the way
-    /// fails the audit, as it would have before it started.
+    /// has been read through the last of them; for a lockfile read as the audit goes,
+    /// also their entries, taken out of the view (an audit asks for a path once, and
+    /// the entries of those whose findings were cached are dropped with the chunk). Any
+    /// error in the lockfile read on the way fails the audit, as it would have before
+    /// it started.
+    ///
+    /// Taken a chunk at a time, the entries cost the workers one lock of the reading
+    /// state per chunk, not one per file; each lock was contended while a round was
+    /// taken in.
     pub fn chunk_infos<'p>(
         &self,
         paths: impl IntoIterator<Item = &'p str> + Clone,
-    ) -> Result<Vec<Option<LockInfo>>, Failure> {
+    ) -> Result<ChunkInfos, Failure> {
         let Summary::Reading(r) = &self.summary else {
-            return self.infos(paths);
+            return Ok((self.infos(paths)?, None));
         };
         let Some(last) = paths.clone().into_iter().last() else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Some(Vec::new())));
         };
-        let st = self.reach(r, last)?;
-        Ok(lookup(&st.infos, paths))
+        let mut st = self.reach(r, last)?;
+        let infos = lookup(&st.infos, paths.clone());
+        let entries = paths
+            .into_iter()
+            .zip(&infos)
+            .map(|(path, info)| info.as_ref().and_then(|_| st.entries.remove(path)))
+            .collect();
+        Ok((infos, Some(entries)))
     }
 
     /// The reading state once every entry up to `path` has been read and enough are read
@@ -471,7 +488,8 @@ impl<'a> LockView<'a> {
             return Ok(None);
         };
         if let Summary::Reading(r) = &self.summary {
-            // The audit asked for the chunk's summaries first: the entry has been read.
+            // The chunk's summaries were asked for first, so the entry has been read (and
+            // handed out with them, unless the asker left it).
             let mut st = r.state.lock().expect("no holder panics");
             return Ok(st.entries.remove(path));
         }
@@ -555,12 +573,9 @@ mod tests {
             .enumerate()
             .par_bridge()
             .map(|(i, chunk)| {
-                let infos = view.chunk_infos(chunk.iter().map(String::as_str))?;
-                let taken = chunk
-                    .iter()
-                    .zip(infos)
-                    .map(|(p, info)| Ok((info.clone(), view.take_entry(p, info.as_ref())?)))
-                    .collect::<Result<Vec<_>, Failure>>()?;
+                let (infos, entries) = view.chunk_infos(chunk.iter().map(String::as_str))?;
+                let entries = entries.expect("a view read as the audit goes hands entries out");
+                let taken = infos.into_iter().zip(entries).collect();
                 Ok((i, taken))
             })
             .collect::<Result<_, Failure>>()?;
