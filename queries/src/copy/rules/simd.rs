@@ -185,29 +185,50 @@ unsafe fn places_in<B: Block>(
     f: &mut impl FnMut(usize),
 ) {
     let w = B::BYTES;
-    // A block and the two bytes after it, for the last bytes of the text.
+    // A block and the bytes around it, for the first block of a triple's text and for
+    // a text too short for its last block to be read in place.
     let mut buf = [0u8; 32 + 2];
+    // A block is read where it lies when the byte after it (and the one before it, for a
+    // test of that) is in the text too.
+    let in_place = |from: usize| (from >= 1 || before.is_none()) && from + w < bytes.len();
+    // The last block read in place: it ends a byte before the text does.
+    let last = bytes
+        .len()
+        .checked_sub(w + 1)
+        .filter(|&from| in_place(from));
     let mut at = 0;
     while at + 1 < bytes.len() {
-        // The block from `at`, the one from the next byte and the one from the byte before
-        // (a zero byte before the text and past its end).
+        // The block from `at` if it lies in place; else the last block if it starts no
+        // later (the places before `at` it holds were found already); else a copy,
+        // padded with zeros before the text and past its end, whose loads wait for the
+        // copy's writes. (Every text's end went through the copy; reading it in place
+        // here and in the triggers' pass took a cold 100k run from 2.91 to 2.84 CPU-s.)
+        let from = if in_place(at) {
+            Some(at)
+        } else {
+            last.filter(|&from| from <= at)
+        };
+        let base = from.unwrap_or(at);
         // SAFETY (both arms): the caller's processor has `B`'s instructions, and
         // `B::load` asserts its bounds.
-        let (previous, here, next) = if (at >= 1 || before.is_none()) && at + w < bytes.len() {
-            let here = unsafe { B::load(bytes, at) };
-            let previous = if at >= 1 {
-                unsafe { B::load(bytes, at - 1) }
-            } else {
-                here // not read: no test for the byte before
-            };
-            (previous, here, unsafe { B::load(bytes, at + 1) })
-        } else {
-            let from = at.saturating_sub(1);
-            let to = (at + w + 1).min(bytes.len());
-            let lead = usize::from(at == 0);
-            buf.fill(0);
-            buf[lead..lead + to - from].copy_from_slice(&bytes[from..to]);
-            unsafe { (B::load(&buf, 0), B::load(&buf, 1), B::load(&buf, 2)) }
+        let (previous, here, next) = match from {
+            Some(from) => {
+                let here = unsafe { B::load(bytes, from) };
+                let previous = if before.is_some() {
+                    unsafe { B::load(bytes, from - 1) }
+                } else {
+                    here // not read: no test for the byte before
+                };
+                (previous, here, unsafe { B::load(bytes, from + 1) })
+            }
+            None => {
+                let from = at.saturating_sub(1);
+                let to = (at + w + 1).min(bytes.len());
+                let lead = usize::from(at == 0);
+                buf.fill(0);
+                buf[lead..lead + to - from].copy_from_slice(&bytes[from..to]);
+                unsafe { (B::load(&buf, 0), B::load(&buf, 1), B::load(&buf, 2)) }
+            }
         };
         // SAFETY: as above.
         let mut found = unsafe {
@@ -217,13 +238,14 @@ unsafe fn places_in<B: Block>(
             }
             both.bits()
         };
-        // Only places whose second byte is in the text.
-        let room = bytes.len() - at - 1;
+        // Only places from `at` on, whose second byte is in the text.
+        found &= !0u64 << (at - base);
+        let room = bytes.len() - base - 1;
         if room < w {
             found &= (1u64 << room) - 1;
         }
         while found != 0 {
-            f(at + found.trailing_zeros() as usize);
+            f(base + found.trailing_zeros() as usize);
             found &= found - 1;
         }
         at += w;
