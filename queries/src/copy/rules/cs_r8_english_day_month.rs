@@ -107,7 +107,10 @@ impl Rule for EnglishDayMonth {
                     return;
                 }
                 let (en, czech) = NAMES[names.trailing_zeros() as usize];
-                if bytes[at..].starts_with(en.as_bytes()) {
+                // The second letter first: it rules out most capitalised words that share
+                // a name's initial without a call to compare the rest.
+                let name = en.as_bytes();
+                if bytes.get(at + 1) == Some(&name[1]) && bytes[at..].starts_with(name) {
                     break (en, czech);
                 }
                 names &= names - 1;
