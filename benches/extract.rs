@@ -1,5 +1,6 @@
-//! Extraction throughput per format: from a file's text to its prose views
-//! (`copy::extract::extract`). Inputs come from the corpus generator, in memory.
+//! Extraction throughput per format: from a file's text to its prose views, as an audit
+//! extracts them (`copy::extract::extract_views`, without path hints). Inputs come from
+//! the corpus generator, in memory.
 //!
 //! `cargo bench --bench extract`
 
@@ -10,7 +11,7 @@ use corpus::{CS, EN, Rng};
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
-use lockgraph_queries::copy::extract::{Format, extract};
+use lockgraph_queries::copy::extract::{Format, PathHints, extract_views};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -54,7 +55,7 @@ fn inputs() -> Vec<Input> {
 
 /// Checks the input extracts into views before timing it, and says what it is.
 fn describe(input: &Input) {
-    let views = extract(input.format, &input.text)
+    let views = extract_views(input.format, &input.text, PathHints::Without)
         .unwrap_or_else(|e| panic!("{} does not extract: {e}", input.name));
     assert!(!views.is_empty(), "{} has no views", input.name);
     let view_bytes: usize = views.iter().map(|v| v.text.len()).sum();
@@ -82,7 +83,9 @@ fn bench_extract(c: &mut Criterion) {
         group.bench_with_input(
             BenchmarkId::new(input.name, size_label(input.text.len())),
             &input,
-            |b, input| b.iter(|| extract(input.format, black_box(&input.text))),
+            |b, input| {
+                b.iter(|| extract_views(input.format, black_box(&input.text), PathHints::Without))
+            },
         );
     }
     group.finish();
@@ -105,7 +108,9 @@ fn bench_extract_big_json(c: &mut Criterion) {
     group.bench_with_input(
         BenchmarkId::new(input.name, size_label(input.text.len())),
         &input,
-        |b, input| b.iter(|| extract(input.format, black_box(&input.text))),
+        |b, input| {
+            b.iter(|| extract_views(input.format, black_box(&input.text), PathHints::Without))
+        },
     );
     group.finish();
 }

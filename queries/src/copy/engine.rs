@@ -338,7 +338,8 @@ pub fn views(db: &dyn salsa::Database, file: SourceFile) -> Result<Vec<View>, Fi
 
 fn views_of(i: &impl FileInputs) -> Result<Vec<View>, FileError> {
     let text = i.source().text().map_err(Clone::clone)?;
-    extract::extract(i.format(), text).map_err(|e| FileError {
+    // Without path hints: nothing an audit reports reads them (see `PathHints`).
+    extract::extract_views(i.format(), text, extract::PathHints::Without).map_err(|e| FileError {
         line_col: Some(i.line_index().line_col(text, e.offset)),
         message: e.message,
     })

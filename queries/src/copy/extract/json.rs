@@ -16,11 +16,11 @@
 //! cannot be put in a view (`serde_json` refuses it too).
 
 use super::path::{self, Step};
-use super::{ExtractError, bom_len};
+use super::{ExtractError, PathHints, bom_len};
 use crate::copy::view::{View, ViewBuilder, ViewRole};
 use std::borrow::Cow;
 
-pub(super) fn extract(text: &str) -> Result<Vec<View>, ExtractError> {
+pub(super) fn extract(text: &str, hints: PathHints) -> Result<Vec<View>, ExtractError> {
     let mut scanner = Scanner {
         src: text,
         bytes: text.as_bytes(),
@@ -28,6 +28,7 @@ pub(super) fn extract(text: &str) -> Result<Vec<View>, ExtractError> {
         views: Vec::new(),
         path: Vec::new(),
         stack: Vec::new(),
+        hints: hints.wanted(),
     };
     scanner.document()?;
     Ok(scanner.views)
@@ -46,6 +47,8 @@ struct Scanner<'a> {
     /// Key path of the value being scanned; one step per open container.
     path: Vec<Step<'a>>,
     stack: Vec<Frame>,
+    /// Each view gets its key path as its hint.
+    hints: bool,
 }
 
 /// Where the decoded pieces of a string go: a view for values, a key for the path.
@@ -226,7 +229,11 @@ impl<'a> Scanner<'a> {
         let mut view = ViewBuilder::new(ViewRole::Text);
         self.string_body(&mut view)?;
         if !view.is_empty() {
-            let hint = path::format(None, &self.path);
+            let hint = if self.hints {
+                path::format(None, &self.path)
+            } else {
+                None
+            };
             self.views.push(view.path_hint(hint).finish());
         }
         Ok(())
@@ -427,13 +434,13 @@ mod tests {
     use proptest::prelude::*;
 
     fn views(src: &str) -> Vec<View> {
-        let views = extract(src).unwrap();
+        let views = extract(src, PathHints::With).unwrap();
         assert_maps_back(src, &views);
         views
     }
 
     fn error(src: &str) -> ExtractError {
-        extract(src).expect_err("invalid JSON")
+        extract(src, PathHints::With).expect_err("invalid JSON")
     }
 
     #[test]
@@ -542,7 +549,7 @@ mod tests {
     fn deep_nesting_does_not_overflow() {
         let depth = 100_000;
         let src = format!("{}\"x\"{}", "[".repeat(depth), "]".repeat(depth));
-        let v = extract(&src).unwrap();
+        let v = extract(&src, PathHints::With).unwrap();
         assert_eq!(texts(&v), ["x"]);
     }
 
@@ -558,7 +565,7 @@ mod tests {
             ));
         }
         src.push_str("]}");
-        let v = extract(&src).unwrap();
+        let v = extract(&src, PathHints::With).unwrap();
         assert_eq!(v.len(), 20_000);
         assert_eq!(v[7].text, "Položka \"7\" v lese");
         assert_eq!(v[7].path_hint.as_deref(), Some("items[7].cs.title"));
@@ -618,7 +625,7 @@ mod tests {
     proptest! {
         #[test]
         fn valid_json_gives_serde_json_strings_mapped_back(src in json_text()) {
-            let v = extract(&src).unwrap();
+            let v = extract(&src, PathHints::With).unwrap();
             assert_maps_back(&src, &v);
             let parsed: serde_json::Value = serde_json::from_str(&src).unwrap();
             let mut expected = Vec::new();
@@ -638,7 +645,7 @@ mod tests {
             ]), 0..24)
         ) {
             let src = parts.concat();
-            let ours = extract(&src);
+            let ours = extract(&src, PathHints::With);
             if let Ok(v) = &ours {
                 assert_maps_back(&src, v);
             } else if let Err(e) = &ours {

@@ -23,20 +23,25 @@
 mod subset;
 
 use super::draft::Edit;
-use super::{Draft, ExtractError, HARD_BREAK, OBJECT, bom_len, script, yaml};
+use super::{Draft, ExtractError, HARD_BREAK, OBJECT, PathHints, bom_len, script, yaml};
 use crate::copy::view::{View, ViewRole};
 use memchr::memmem::Finder;
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
 use std::sync::LazyLock;
 
-pub(super) fn extract(text: &str, mdx: bool) -> Result<Vec<View>, ExtractError> {
-    extract_with(text, mdx, !mdx)
+pub(super) fn extract(text: &str, mdx: bool, hints: PathHints) -> Result<Vec<View>, ExtractError> {
+    extract_with(text, mdx, !mdx, hints)
 }
 
 /// [`extract`], with the views of a file in the [`subset`] read without the parser when
 /// `subset` is set (the tests compare the two).
-fn extract_with(text: &str, mdx: bool, subset: bool) -> Result<Vec<View>, ExtractError> {
+fn extract_with(
+    text: &str,
+    mdx: bool,
+    subset: bool,
+    hints: PathHints,
+) -> Result<Vec<View>, ExtractError> {
     // Sized for a block every couple of hundred bytes, as documentation runs: growing
     // the list by doubling copied it a few times per file.
     let mut views = Vec::with_capacity(text.len() / 192 + 1);
@@ -44,7 +49,8 @@ fn extract_with(text: &str, mdx: bool, subset: bool) -> Result<Vec<View>, Extrac
     let bom = bom_len(text);
     let mut hidden = 0..bom;
     if let Some(fm) = front_matter(text, bom) {
-        let fm_views = yaml::extract_in(text, fm.body, Some("frontmatter"))?;
+        // With hints whatever the caller wants: `lang` is found by its hint.
+        let fm_views = yaml::extract_in(text, fm.body, Some("frontmatter"), PathHints::With)?;
         lang = fm_views
             .iter()
             .find(|v| v.path_hint.as_deref() == Some("frontmatter.lang"))
@@ -60,7 +66,7 @@ fn extract_with(text: &str, mdx: bool, subset: bool) -> Result<Vec<View>, Extrac
         blanked = blank(text, hidden);
         &blanked
     };
-    if subset && subset::read(body, lang.clone(), &mut views).is_some() {
+    if subset && subset::read(body, lang.clone(), hints, &mut views).is_some() {
         return Ok(views);
     }
     let mut walker = Walker {
@@ -68,7 +74,7 @@ fn extract_with(text: &str, mdx: bool, subset: bool) -> Result<Vec<View>, Extrac
         mdx,
         lang,
         views,
-        headings: Headings::default(),
+        headings: Headings::new(hints),
         block: None,
         skip: 0,
         autolink: false,
@@ -150,7 +156,8 @@ fn blank(text: &str, range: Range<usize>) -> String {
     String::from_utf8(bytes).expect("whole characters replaced by ASCII")
 }
 
-/// The headings open at a point of the document, and the path hint they make.
+/// The headings open at a point of the document, and the path hint they make (none when
+/// the views go without hints).
 #[derive(Default)]
 struct Headings {
     /// Level of each, and where its label ends in `path`.
@@ -159,13 +166,25 @@ struct Headings {
     /// heading). A heading truncates it to its parent's label and appends its own, so the
     /// labels are written once each.
     path: Option<String>,
+    /// Path hints are wanted: headings are entered.
+    on: bool,
 }
 
 impl Headings {
+    fn new(hints: PathHints) -> Self {
+        Headings {
+            on: hints.wanted(),
+            ..Headings::default()
+        }
+    }
+
     /// A heading of `level` whose text is `text`: it closes the open headings of its level
     /// and deeper. Its label is `## Words`, the text with every run of blanks made one
     /// space.
     fn enter(&mut self, level: u8, text: &str) {
+        if !self.on {
+            return;
+        }
         while self.open.last().is_some_and(|(l, _)| *l >= level) {
             self.open.pop();
         }
@@ -745,7 +764,7 @@ mod tests {
     }
 
     fn md(src: &str) -> Vec<View> {
-        let views = extract(src, false).unwrap();
+        let views = extract(src, false, PathHints::With).unwrap();
         assert_maps_back(src, &views);
         views
     }
@@ -759,7 +778,7 @@ mod tests {
     }
 
     fn mdx(src: &str) -> Vec<View> {
-        let views = extract(src, true).unwrap();
+        let views = extract(src, true, PathHints::With).unwrap();
         assert_maps_back(src, &views);
         views
     }
@@ -919,7 +938,7 @@ Deep.
                 1..12,
             ),
         ) {
-            let mut path = Headings::default();
+            let mut path = Headings::new(PathHints::With);
             let mut open: Vec<(u8, String)> = Vec::new();
             for (level, text) in headings {
                 path.enter(level, text);
@@ -1032,7 +1051,7 @@ Text[^1].
     #[test]
     fn broken_front_matter_is_an_error_at_its_offset() {
         let src = "---\ntitle: a: b\n---\nBody\n";
-        let e = extract(src, false).unwrap_err();
+        let e = extract(src, false, PathHints::With).unwrap_err();
         assert!(e.message.contains("YAML"), "{e:?}");
         assert!(e.offset > 4 && e.offset < 16, "{e:?}");
     }

@@ -113,13 +113,41 @@ impl fmt::Display for ExtractError {
 
 impl std::error::Error for ExtractError {}
 
-/// The prose views of `text` read as `format`, in source order.
+/// Whether views carry their path hints (`items[3].cs.body`, `## Setup`).
+///
+/// An audit does not read them: rules see a view's text, and findings report source
+/// positions. Making them was a hundredth of a cold run's instructions (a copy of the
+/// heading path for every Markdown view, a key path formatted for every JSON string), so
+/// the engine extracts without them. Front matter keeps its hints either way: its `lang`
+/// is found by its hint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathHints {
+    With,
+    Without,
+}
+
+impl PathHints {
+    fn wanted(self) -> bool {
+        self == PathHints::With
+    }
+}
+
+/// The prose views of `text` read as `format`, in source order, with their path hints.
 pub fn extract(format: Format, text: &str) -> Result<Vec<View>, ExtractError> {
+    extract_views(format, text, PathHints::With)
+}
+
+/// [`extract`], with or without the views' path hints.
+pub fn extract_views(
+    format: Format,
+    text: &str,
+    hints: PathHints,
+) -> Result<Vec<View>, ExtractError> {
     let mut views = match format {
-        Format::Markdown => markdown::extract(text, false)?,
-        Format::Mdx => markdown::extract(text, true)?,
-        Format::Json => json::extract(text)?,
-        Format::Yaml => yaml::extract(text)?,
+        Format::Markdown => markdown::extract(text, false, hints)?,
+        Format::Mdx => markdown::extract(text, true, hints)?,
+        Format::Json => json::extract(text, hints)?,
+        Format::Yaml => yaml::extract(text, hints)?,
         Format::Script => script::extract(text),
         Format::Text => plain::extract(text),
     };
@@ -272,13 +300,29 @@ mod tests {
                 Format::Script,
                 Format::Text,
             ] {
-                match extract(format, &src) {
-                    Ok(views) => assert_maps_back(&src, &views),
+                let with = extract(format, &src);
+                match &with {
+                    Ok(views) => assert_maps_back(&src, views),
                     Err(e) => prop_assert!(
                         e.offset <= src.len() && src.is_char_boundary(e.offset),
                         "{format}: {e:?}"
                     ),
                 }
+                // Without hints, the same views (or error) but for the hints; front
+                // matter keeps its own.
+                let without = extract_views(format, &src, PathHints::Without);
+                let unhinted = with.map(|views| {
+                    views
+                        .into_iter()
+                        .map(|mut v| {
+                            if !v.path_hint.as_deref().is_some_and(|h| h.starts_with("frontmatter")) {
+                                v.path_hint = None;
+                            }
+                            v
+                        })
+                        .collect::<Vec<_>>()
+                });
+                prop_assert_eq!(without, unhinted, "{}", format);
             }
         }
     }

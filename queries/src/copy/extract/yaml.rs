@@ -14,22 +14,23 @@
 //! documents in one file share the same key paths.
 
 use super::path::{self, Step};
-use super::{Draft, ExtractError, bom_len};
+use super::{Draft, ExtractError, PathHints, bom_len};
 use crate::copy::view::{View, ViewRole};
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 use std::borrow::Cow;
 use std::ops::Range;
 
-pub(super) fn extract(text: &str) -> Result<Vec<View>, ExtractError> {
-    extract_in(text, bom_len(text)..text.len(), None)
+pub(super) fn extract(text: &str, hints: PathHints) -> Result<Vec<View>, ExtractError> {
+    extract_in(text, bom_len(text)..text.len(), None, hints)
 }
 
 /// The views of the YAML document in `text[range]`, with path hints below `root`
-/// (Markdown front matter is `frontmatter`).
+/// (Markdown front matter is `frontmatter`) if `hints` asks for them.
 pub(super) fn extract_in(
     text: &str,
     range: Range<usize>,
     root: Option<&str>,
+    hints: PathHints,
 ) -> Result<Vec<View>, ExtractError> {
     let src = &text[range.clone()];
     let base = range.start;
@@ -53,7 +54,11 @@ pub(super) fn extract_in(
                 if is_string(&value, style, tag.as_deref()) && !value.is_empty() {
                     let mut draft = map_scalar(src, span, style, &value);
                     draft.shift(base);
-                    let hint = path::format(root, &walk.steps);
+                    let hint = if hints.wanted() {
+                        path::format(root, &walk.steps)
+                    } else {
+                        None
+                    };
                     views.extend(draft.into_view_unless_empty(ViewRole::Text, hint, None));
                 }
                 walk.done_value();
@@ -520,7 +525,7 @@ mod tests {
     use crate::copy::extract::testing::{assert_maps_back, hints, src_of, texts};
 
     fn views(src: &str) -> Vec<View> {
-        let views = extract(src).unwrap();
+        let views = extract(src, PathHints::With).unwrap();
         assert_maps_back(src, &views);
         views
     }
@@ -673,10 +678,10 @@ empty: ''
     #[test]
     fn invalid_yaml_is_an_error_with_a_byte_offset() {
         let src = "á: b: c\n";
-        let e = extract(src).unwrap_err();
+        let e = extract(src, PathHints::With).unwrap_err();
         assert!(e.message.starts_with("invalid YAML: "), "{e:?}");
         assert_eq!(e.offset, src.find(": c").unwrap());
-        let e = extract("ž: [1, 2\nb: x\n").unwrap_err();
+        let e = extract("ž: [1, 2\nb: x\n", PathHints::With).unwrap_err();
         assert!(e.offset <= 16, "{e:?}");
     }
 

@@ -24,7 +24,7 @@
 //! views read here to the views made from the parser's events, on generated documents in
 //! and out of the subset and on every fixture.
 
-use super::super::{Draft, OBJECT};
+use super::super::{Draft, OBJECT, PathHints};
 use super::{Headings, bare_urls};
 use crate::copy::view::{View, ViewRole};
 use std::ops::Range;
@@ -33,13 +33,18 @@ use std::ops::Range;
 /// `lang`), as the walker makes them from pulldown-cmark's events with the options
 /// `markdown::options` sets for Markdown that is not MDX. None, with `views` as it was,
 /// when the text leaves the subset.
-pub(super) fn read(text: &str, lang: Option<String>, views: &mut Vec<View>) -> Option<()> {
+pub(super) fn read(
+    text: &str,
+    lang: Option<String>,
+    hints: PathHints,
+    views: &mut Vec<View>,
+) -> Option<()> {
     let before = views.len();
     let mut s = Scan {
         text,
         views: std::mem::take(views),
         lang,
-        headings: Headings::default(),
+        headings: Headings::new(hints),
         paragraph: None,
     };
     let read = s.lines();
@@ -334,11 +339,11 @@ fn starts_ordered_item(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::extract_with;
-    use super::read;
+    use super::{PathHints, read};
 
     /// Whether `text` is in the subset.
     fn in_subset(text: &str) -> bool {
-        read(text, None, &mut Vec::new()).is_some()
+        read(text, None, PathHints::With, &mut Vec::new()).is_some()
     }
     use proptest::prelude::*;
 
@@ -450,8 +455,8 @@ mod tests {
     /// parser's events.
     fn reads_alike(text: &str) -> Result<(), TestCaseError> {
         prop_assert_eq!(
-            extract_with(text, false, true).ok(),
-            extract_with(text, false, false).ok(),
+            extract_with(text, false, true, PathHints::With).ok(),
+            extract_with(text, false, false, PathHints::With).ok(),
             "{:?}",
             text
         );
