@@ -76,29 +76,7 @@ impl Triggers {
     #[inline]
     fn end_of(end: &[u8]) -> Triggers {
         let (a, b) = (end[0], end[1]);
-        let flag = |hit: bool, t: Triggers| if hit { t.0 } else { 0 };
-        let single = |c: u8| {
-            flag(c.is_ascii_digit(), Triggers::DIGIT)
-                | flag(c == b'-', Triggers::HYPHEN)
-                | flag(c == b'"', Triggers::DOUBLE_QUOTE)
-                | flag(c == b'\'', Triggers::APOSTROPHE)
-        };
-        // No three-byte trigger fits; of the two-byte ones, only those of `a` then `b`.
-        Triggers(
-            Triggers::ANY.0
-                | single(a)
-                | single(b)
-                | flag(a == b'.' && b == b'.', Triggers::DOTS)
-                | flag(a == b'j' && b == b'.', Triggers::J_DOT)
-                | flag(
-                    ONE_LETTER_WORDS.0[usize::from(a)] && SPACE.0[usize::from(b)],
-                    Triggers::LETTER_SPACE,
-                )
-                | flag(
-                    SPACES.contains(&a) && MARKS.contains(&b),
-                    Triggers::SPACE_MARK,
-                ),
-        )
+        Triggers(Triggers::ANY.0 | Triggers::at(a, b, 0) | Triggers::at(b, 0, 0))
     }
 
     /// [`Triggers::of`] a byte at a time: the definition, and the code on other machines.
@@ -108,33 +86,40 @@ impl Triggers {
         for (i, &b) in bytes.iter().enumerate() {
             let next = bytes.get(i + 1).copied().unwrap_or(0);
             let next2 = bytes.get(i + 2).copied().unwrap_or(0);
-            let flag = |hit: bool, t: Triggers| if hit { t.0 } else { 0 };
-            found.0 |= flag(b.is_ascii_digit(), Triggers::DIGIT)
-                | flag(b == b'-', Triggers::HYPHEN)
-                | flag(b == b'"', Triggers::DOUBLE_QUOTE)
-                | flag(b == b'\'', Triggers::APOSTROPHE)
-                | flag(
-                    [b, next, next2] == [0xE2, 0x80, 0x9D],
-                    Triggers::CLOSING_QUOTE,
-                )
-                | flag(
-                    b == b'.'
-                        && (next == b'.'
-                            || (next == b' ' && next2 == b'.')
-                            || (next == 0xC2 && next2 == 0xA0)),
-                    Triggers::DOTS,
-                )
-                | flag(b == b'j' && next == b'.', Triggers::J_DOT)
-                | flag(
-                    ONE_LETTER_WORDS.0[usize::from(b)] && SPACE.0[usize::from(next)],
-                    Triggers::LETTER_SPACE,
-                )
-                | flag(
-                    SPACES.contains(&b) && MARKS.contains(&next),
-                    Triggers::SPACE_MARK,
-                );
+            found.0 |= Triggers::at(b, next, next2);
         }
         found
+    }
+
+    /// The triggers that start at byte `b`, followed by `next` and `next2` (zero past the
+    /// end of the text).
+    #[inline]
+    fn at(b: u8, next: u8, next2: u8) -> u16 {
+        let flag = |hit: bool, t: Triggers| if hit { t.0 } else { 0 };
+        flag(b.is_ascii_digit(), Triggers::DIGIT)
+            | flag(b == b'-', Triggers::HYPHEN)
+            | flag(b == b'"', Triggers::DOUBLE_QUOTE)
+            | flag(b == b'\'', Triggers::APOSTROPHE)
+            | flag(
+                [b, next, next2] == [0xE2, 0x80, 0x9D],
+                Triggers::CLOSING_QUOTE,
+            )
+            | flag(
+                b == b'.'
+                    && (next == b'.'
+                        || (next == b' ' && next2 == b'.')
+                        || (next == 0xC2 && next2 == 0xA0)),
+                Triggers::DOTS,
+            )
+            | flag(b == b'j' && next == b'.', Triggers::J_DOT)
+            | flag(
+                ONE_LETTER_WORDS.0[usize::from(b)] && SPACE.0[usize::from(next)],
+                Triggers::LETTER_SPACE,
+            )
+            | flag(
+                SPACES.contains(&b) && MARKS.contains(&next),
+                Triggers::SPACE_MARK,
+            )
     }
 }
 
