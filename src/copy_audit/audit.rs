@@ -159,6 +159,7 @@ fn read_spare(file: &mut fs::File, bytes: &mut Vec<u8>) -> std::io::Result<usize
     // grows by exactly those, which are then initialised.
     let n = unsafe { libc::read(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
     let n = usize::try_from(n).map_err(|_| std::io::Error::last_os_error())?;
+    // SAFETY: the `n` bytes after the length were just written by read(2).
     unsafe { bytes.set_len(bytes.len() + n) };
     Ok(n)
 }
