@@ -11,10 +11,10 @@
 /// The binaries' allocator: mimalloc, asked through its plain entry points for what needs
 /// no more than word alignment (nearly every allocation: strings, byte buffers, vectors
 /// of offsets and views). The `mimalloc` crate sends every request through the aligned
-/// entry points, whose checks cost about 40 instructions an allocation (56 M of the cold
-/// 10k run's instructions over 1.3 M allocations). Every mimalloc block is at least
-/// word-aligned: pages start blocks on 16 bytes and every size class is a multiple of a
-/// word.
+/// entry points, whose checks cost about 26 instructions an allocation more (the cold 10k
+/// run went from 4.618 to 4.584 G instructions, over 1.3 M allocations). Every mimalloc
+/// block is at least word-aligned: pages start blocks on 16 bytes and every size class
+/// is a multiple of a word.
 pub struct Allocator;
 
 /// The alignment every mimalloc block has.

@@ -116,9 +116,9 @@ impl std::error::Error for ExtractError {}
 /// Whether views carry their path hints (`items[3].cs.body`, `## Setup`).
 ///
 /// An audit does not read them: rules see a view's text, and findings report source
-/// positions. Making them was a hundredth of a cold run's instructions (a copy of the
-/// heading path for every Markdown view, a key path formatted for every JSON string), so
-/// the engine extracts without them. Front matter keeps its hints either way: its `lang`
+/// positions. Making them was 82 M of the cold 10k run's 4.56 G instructions (a copy of
+/// the heading path for every Markdown view, a key path formatted for every JSON
+/// string), so the engine extracts without them. Front matter keeps its hints either way: its `lang`
 /// is found by its hint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PathHints {
