@@ -478,7 +478,8 @@ impl<'a> LockView<'a> {
     /// (or if they no longer are that entry) from the lockfile parsed whole on first need,
     /// from any worker thread. An audit asks for each file's entry once, so the entry is
     /// moved out rather than copied: the parsed lockfile shrinks as the audit proceeds
-    /// instead of living alongside it.
+    /// instead of living alongside it. A lockfile read as the audit goes hands its entries
+    /// out with each chunk's summaries ([`LockView::chunk_infos`]) instead.
     pub fn take_entry(
         &self,
         path: &str,
@@ -487,12 +488,6 @@ impl<'a> LockView<'a> {
         let Some(info) = info else {
             return Ok(None);
         };
-        if let Summary::Reading(r) = &self.summary {
-            // The chunk's summaries were asked for first, so the entry has been read (and
-            // handed out with them, unless the asker left it).
-            let mut st = r.state.lock().expect("no holder panics");
-            return Ok(st.entries.remove(path));
-        }
         if self.full.get().is_none()
             && let Summary::Cached(_, stat) = &self.summary
             && let Some(entry) = read_entry(&self.ws.lock_path, *stat, path, info)
@@ -509,21 +504,11 @@ impl<'a> LockView<'a> {
 
     /// Lets go of the entry of `path`, which the audit does not need (its findings were
     /// cached), if the lockfile was parsed: a run whose lockfile changed but whose files
-    /// did not then holds only the entries still to come, not all of them.
+    /// did not then holds only the entries still to come, not all of them. (A lockfile
+    /// read as the audit goes hands the entries out with the chunk, which drops them.)
     pub fn release_entry(&self, path: &str) {
-        match &self.summary {
-            Summary::Reading(r) => {
-                r.state
-                    .lock()
-                    .expect("no holder panics")
-                    .entries
-                    .remove(path);
-            }
-            Summary::Parsed(_) | Summary::Cached(..) => {
-                if let Some(Ok(full)) = self.full.get() {
-                    full.lock().expect("no holder panics").files.remove(path);
-                }
-            }
+        if let Some(Ok(full)) = self.full.get() {
+            full.lock().expect("no holder panics").files.remove(path);
         }
     }
 

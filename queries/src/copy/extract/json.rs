@@ -15,7 +15,7 @@
 //! An unpaired surrogate escape (`\uD800` alone) is an error: it is not a character and
 //! cannot be put in a view (`serde_json` refuses it too).
 
-use super::path::{self, Step};
+use super::path::Step;
 use super::{ExtractError, PathHints, bom_len};
 use crate::copy::view::{View, ViewBuilder, ViewRole};
 use std::borrow::Cow;
@@ -28,7 +28,7 @@ pub(super) fn extract(text: &str, hints: PathHints) -> Result<Vec<View>, Extract
         views: Vec::new(),
         path: Vec::new(),
         stack: Vec::new(),
-        hints: hints.wanted(),
+        hints,
     };
     scanner.document()?;
     Ok(scanner.views)
@@ -47,8 +47,8 @@ struct Scanner<'a> {
     /// Key path of the value being scanned; one step per open container.
     path: Vec<Step<'a>>,
     stack: Vec<Frame>,
-    /// Each view gets its key path as its hint.
-    hints: bool,
+    /// Whether each view gets its key path as its hint.
+    hints: PathHints,
 }
 
 /// Where the decoded pieces of a string go: a view for values, a key for the path.
@@ -229,11 +229,7 @@ impl<'a> Scanner<'a> {
         let mut view = ViewBuilder::new(ViewRole::Text);
         self.string_body(&mut view)?;
         if !view.is_empty() {
-            let hint = if self.hints {
-                path::format(None, &self.path)
-            } else {
-                None
-            };
+            let hint = self.hints.of(None, &self.path);
             self.views.push(view.path_hint(hint).finish());
         }
         Ok(())

@@ -158,7 +158,6 @@ fn blank(text: &str, range: Range<usize>) -> String {
 
 /// The headings open at a point of the document, and the path hint they make (none when
 /// the views go without hints).
-#[derive(Default)]
 struct Headings {
     /// Level of each, and where its label ends in `path`.
     open: Vec<(u8, usize)>,
@@ -173,8 +172,9 @@ struct Headings {
 impl Headings {
     fn new(hints: PathHints) -> Self {
         Headings {
+            open: Vec::new(),
+            path: None,
             on: hints.wanted(),
-            ..Headings::default()
         }
     }
 

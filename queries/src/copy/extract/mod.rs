@@ -118,8 +118,8 @@ impl std::error::Error for ExtractError {}
 /// An audit does not read them: rules see a view's text, and findings report source
 /// positions. Making them was 82 M of the cold 10k run's 4.56 G instructions (a copy of
 /// the heading path for every Markdown view, a key path formatted for every JSON
-/// string), so the engine extracts without them. Front matter keeps its hints either way: its `lang`
-/// is found by its hint.
+/// string), so the engine extracts without them. Front matter keeps its hints either
+/// way: its `lang` is found by its hint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PathHints {
     With,
@@ -129,6 +129,15 @@ pub enum PathHints {
 impl PathHints {
     fn wanted(self) -> bool {
         self == PathHints::With
+    }
+
+    /// The hint of a value at `steps` below `root`, if hints are wanted.
+    fn of(self, root: Option<&str>, steps: &[path::Step<'_>]) -> Option<String> {
+        if self.wanted() {
+            path::format(root, steps)
+        } else {
+            None
+        }
     }
 }
 

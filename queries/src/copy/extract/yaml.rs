@@ -13,7 +13,7 @@
 //! strings and give no view; quoted and block scalars always are strings. Several
 //! documents in one file share the same key paths.
 
-use super::path::{self, Step};
+use super::path::Step;
 use super::{Draft, ExtractError, PathHints, bom_len};
 use crate::copy::view::{View, ViewRole};
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
@@ -54,11 +54,7 @@ pub(super) fn extract_in(
                 if is_string(&value, style, tag.as_deref()) && !value.is_empty() {
                     let mut draft = map_scalar(src, span, style, &value);
                     draft.shift(base);
-                    let hint = if hints.wanted() {
-                        path::format(root, &walk.steps)
-                    } else {
-                        None
-                    };
+                    let hint = hints.of(root, &walk.steps);
                     views.extend(draft.into_view_unless_empty(ViewRole::Text, hint, None));
                 }
                 walk.done_value();
