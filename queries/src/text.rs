@@ -1,11 +1,12 @@
 //! Positions in source text.
 //!
 //! Lockfile spans and reported findings use 1-based lines and 1-based columns counted in
-//! Unicode scalar values: a column of Czech text is the same as JavaScript's UTF-16 count,
-//! and an astral character such as an emoji counts as one column (JavaScript would count
-//! two). Internally everything is a byte offset; this module converts between the two.
+//! UTF-16 code units: what the reference script (JavaScript string indices), SARIF and
+//! LSP count by default. A column of Czech text is the same as a count of characters; an
+//! astral character such as an emoji counts as two. Internally everything is a byte
+//! offset; this module converts between the two.
 
-/// A 1-based line and 1-based column (in Unicode scalar values).
+/// A 1-based line and 1-based column (in UTF-16 code units).
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
@@ -58,90 +59,200 @@ impl LineIndex {
         Some(start..end)
     }
 
+    /// Where line `line` (1-based) ends with its line terminator: the next line's start,
+    /// or the end of the text for the last line.
+    fn line_end_with_break(&self, line: u32) -> usize {
+        self.starts
+            .get(line as usize)
+            .map_or(self.len as usize, |&s| s as usize)
+    }
+
     /// The line and column of a byte offset. An offset inside a multi-byte character is
     /// reported at that character.
     pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
         let line = self.starts.partition_point(|&s| s as usize <= offset) - 1;
         let start = self.starts[line] as usize;
         let offset = offset.min(text.len());
-        let column = count_chars(&text.as_bytes()[start..offset]) + 1;
+        let column = count_units(&text.as_bytes()[start..offset]) + 1;
         LineCol {
             line: line as u32 + 1,
             column: column as u32,
         }
     }
 
-    /// The byte offset of a 1-based line and column. Column `n + 1` on a line of `n`
-    /// characters is the end of the line; anything further is `None`.
+    /// The byte offset of a 1-based line and column. Column `n + 1` on a line of `n` code
+    /// units is the end of the line; anything further is `None`. A column that points at
+    /// the second half of a surrogate pair is the character's start.
     pub fn offset(&self, text: &str, at: LineCol) -> Option<usize> {
         let range = self.line_range(text, at.line)?;
         let line = &text.as_bytes()[range.clone()];
-        // Characters to skip. Each is at least a byte, so the next `left` bytes hold at
-        // most `left` character starts: they are counted in bulk (a paragraph is one
-        // line, and every span of it asks), and the rest are looked for after them.
-        let mut left = at.column.checked_sub(1)? as usize;
-        let mut at = 0;
-        while left > 0 {
-            if at == line.len() {
-                return None;
-            }
-            let take = left.min(line.len() - at);
-            left -= count_chars(&line[at..at + take]);
-            at += take;
-            // The continuation bytes of the last character counted.
-            while at < line.len() && (line[at] as i8) < -0x40 {
-                at += 1;
-            }
+        unit_offset(line, at.column.checked_sub(1)? as usize)
+            .ok()
+            .map(|o| range.start + o)
+    }
+
+    /// The first byte at or after `at`, positions compared as (line, column) pairs: a
+    /// column past the end of its line (and its line break) is the next line's start, a
+    /// line past the last is the end of the text. Line 0 is before the text; column 0
+    /// counts as column 1.
+    pub fn start_at_or_after(&self, text: &str, at: LineCol) -> usize {
+        if at.line == 0 {
+            return 0;
         }
-        Some(range.start + at)
+        let Some(range) = self.line_range(text, at.line) else {
+            return text.len();
+        };
+        let line = &text.as_bytes()[range.clone()];
+        match unit_offset(line, at.column.saturating_sub(1) as usize) {
+            Ok(o) => range.start + o,
+            Err(_) => self.line_end_with_break(at.line),
+        }
+    }
+
+    /// The end (exclusive) of the last character at or before `at`, positions compared as
+    /// (line, column) pairs: a column at or past the end of its line covers the line
+    /// break, a line past the last covers to the end of the text. 0 when no character
+    /// comes before (line 0, or column 0 of line 1).
+    pub fn end_at_or_before(&self, text: &str, at: LineCol) -> usize {
+        if at.line == 0 {
+            return 0;
+        }
+        let Some(range) = self.line_range(text, at.line) else {
+            return text.len();
+        };
+        let Some(unit) = (at.column as usize).checked_sub(1) else {
+            // Before the line's first character: the previous line's break.
+            return range.start;
+        };
+        let line = &text.as_bytes()[range.clone()];
+        match unit_offset(line, unit) {
+            Ok(o) if o < line.len() => range.start + o + utf8_len(line[o]),
+            _ => self.line_end_with_break(at.line),
+        }
+    }
+
+    /// The position (line, inclusive column) of the last character of `text[..end]`, as a
+    /// span's end names it: a line break is its line's column `n + 1`, the second half of
+    /// an astral character its second column. `None` when `end` is 0.
+    pub fn last_char_at(&self, text: &str, end: usize) -> Option<LineCol> {
+        let end = end.min(text.len());
+        if end == 0 {
+            return None;
+        }
+        let line = self.starts.partition_point(|&s| (s as usize) < end) as u32;
+        let range = self.line_range(text, line)?;
+        if end > range.end {
+            // The line break (or its `\n` after a `\r`).
+            return Some(LineCol {
+                line,
+                column: count_units(&text.as_bytes()[range.clone()]) as u32 + 1,
+            });
+        }
+        Some(LineCol {
+            line,
+            column: count_units(&text.as_bytes()[range.start..end]) as u32,
+        })
     }
 }
 
-/// Counts Unicode scalar values in valid UTF-8 by counting non-continuation bytes.
-fn count_chars(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+/// Length of the UTF-8 sequence a lead byte starts.
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0x00..0xC0 => 1,
+        0xC0..0xE0 => 2,
+        0xE0..0xF0 => 3,
+        _ => 4,
+    }
+}
+
+/// Counts UTF-16 code units in valid UTF-8: one per character start, and one more per
+/// four-byte sequence (an astral character is a surrogate pair).
+pub fn count_units(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .map(|&b| usize::from((b as i8) >= -0x40) + usize::from(b >= 0xF0))
+        .sum()
+}
+
+/// The byte offset in `line` (valid UTF-8, no line break) of its code unit `want`
+/// (0-based); `want` equal to the line's units is its end. `Err(units)` when the line is
+/// shorter.
+fn unit_offset(line: &[u8], want: usize) -> Result<usize, usize> {
+    // Characters to skip. Each code unit takes at least a byte, so the next `left` bytes
+    // hold at most `left` units' worth of character starts: they are counted in bulk (a
+    // paragraph is one line, and every span of it asks), and the rest after them.
+    let mut left = want;
+    let mut at = 0;
+    while left > 0 {
+        if at == line.len() {
+            return Err(want - left);
+        }
+        let take = left.min(line.len() - at);
+        let units = count_units(&line[at..at + take]);
+        if units > left {
+            // The window's last byte starts an astral character and `want` is its second
+            // half: the character's start.
+            return Ok(at + take - 1);
+        }
+        left -= units;
+        at += take;
+        // The continuation bytes of the last character counted.
+        while at < line.len() && (line[at] as i8) < -0x40 {
+            at += 1;
+        }
+    }
+    Ok(at)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn at(line: u32, column: u32) -> LineCol {
+        LineCol { line, column }
+    }
+
     #[test]
-    fn columns_count_scalar_values() {
+    fn columns_count_utf16_code_units() {
         let text = "a\nžluťoučký kůň\n😀x\n";
         let idx = LineIndex::new(text);
-        assert_eq!(idx.line_col(text, 0), LineCol { line: 1, column: 1 });
+        assert_eq!(idx.line_col(text, 0), at(1, 1));
         let kun = text.find("kůň").unwrap();
-        assert_eq!(
-            idx.line_col(text, kun),
-            LineCol {
-                line: 2,
-                column: 11
-            }
-        );
+        assert_eq!(idx.line_col(text, kun), at(2, 11));
+        // The emoji is a surrogate pair: two columns, as JavaScript and LSP count.
         let x = text.find('x').unwrap();
-        assert_eq!(idx.line_col(text, x), LineCol { line: 3, column: 2 });
-        assert_eq!(
-            idx.offset(
-                text,
-                LineCol {
-                    line: 2,
-                    column: 11
-                }
-            ),
-            Some(kun)
-        );
-        assert_eq!(idx.offset(text, LineCol { line: 3, column: 2 }), Some(x));
+        assert_eq!(idx.line_col(text, x), at(3, 3));
+        assert_eq!(idx.offset(text, at(2, 11)), Some(kun));
+        assert_eq!(idx.offset(text, at(3, 3)), Some(x));
+        // Its second half is the emoji itself.
+        assert_eq!(idx.offset(text, at(3, 2)), Some(x - 4));
         assert_eq!(idx.line_count(), 4);
+    }
+
+    /// The position of every character of `text` one by one, UTF-16 columns counted the
+    /// slow way, with the line break as its line's last column.
+    fn positions(text: &str) -> Vec<(usize, usize, LineCol)> {
+        let mut out = Vec::new();
+        let (mut line, mut column) = (1, 1);
+        for (i, c) in text.char_indices() {
+            out.push((i, i + c.len_utf8(), at(line, column)));
+            if c == '\n' {
+                line += 1;
+                column = 1;
+            } else {
+                column += c.len_utf16() as u32;
+            }
+        }
+        out
     }
 
     proptest::proptest! {
         /// The offset of every column of every line, and of the columns past its end, is
-        /// where counting the line's characters one by one gets.
+        /// where counting the line's code units one by one gets.
         #[test]
-        fn offsets_are_the_characters_counted_one_by_one(
+        fn offsets_are_the_units_counted_one_by_one(
             pieces in proptest::collection::vec(
-                proptest::sample::select(&["a", "ž", "😀", "\n", "\r\n", "ab", "日本"][..]),
+                proptest::sample::select(&["a", "ž", "😀", "\n", "ab", "日本"][..]),
                 0..40,
             ),
         ) {
@@ -151,14 +262,59 @@ mod tests {
                 let range = idx.line_range(&text, line);
                 for column in 0..50u32 {
                     let expected = range.clone().and_then(|r| {
-                        let starts = text[r.clone()]
-                            .char_indices()
-                            .map(|(i, _)| r.start + i)
-                            .chain([r.end]);
-                        starts.enumerate().find(|&(k, _)| k + 1 == column as usize).map(|(_, o)| o)
+                        let mut units = 0;
+                        for (i, c) in text[r.clone()].char_indices() {
+                            if units + 1 == column as usize
+                                || (c.len_utf16() == 2 && units + 2 == column as usize)
+                            {
+                                return Some(r.start + i);
+                            }
+                            units += c.len_utf16();
+                        }
+                        (units + 1 == column as usize).then_some(r.end)
                     });
-                    proptest::prop_assert_eq!(idx.offset(&text, LineCol { line, column }), expected);
+                    proptest::prop_assert_eq!(idx.offset(&text, at(line, column)), expected);
                 }
+            }
+        }
+
+        /// Positions compared as pairs: a span from `a` to `b` covers exactly the
+        /// characters whose position lies between them, however far past a line's or the
+        /// text's end either reaches.
+        #[test]
+        fn clamped_ranges_are_the_characters_between_two_positions(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(&["a", "ž", "😀", "\n", "ab"][..]),
+                0..30,
+            ),
+            a in (0u32..8, 0u32..12),
+            b in (0u32..8, 0u32..12),
+        ) {
+            let text: String = pieces.concat();
+            let idx = LineIndex::new(&text);
+            let (a, b) = (at(a.0, a.1), at(b.0, b.1));
+            let chars = positions(&text);
+            let inside: Vec<_> = chars
+                .iter()
+                .filter(|(i, _, p)| {
+                    // A surrogate pair's second column is the character too.
+                    let width = text[*i..].chars().next().unwrap().len_utf16() as u32;
+                    let last = at(p.line, p.column + width - 1);
+                    a <= last && *p <= b
+                })
+                .collect();
+            let start = idx.start_at_or_after(&text, a);
+            let end = idx.end_at_or_before(&text, b);
+            match (inside.first(), inside.last()) {
+                (Some(first), Some(last)) => {
+                    proptest::prop_assert_eq!(start, first.0);
+                    proptest::prop_assert_eq!(end, last.1);
+                    proptest::prop_assert_eq!(idx.last_char_at(&text, end), Some(last.2).map(|p| {
+                        let c = text[last.0..].chars().next().unwrap();
+                        at(p.line, p.column + c.len_utf16() as u32 - 1)
+                    }));
+                }
+                _ => proptest::prop_assert!(start >= end),
             }
         }
     }
@@ -168,9 +324,27 @@ mod tests {
         let text = "ab\r\ncd";
         let idx = LineIndex::new(text);
         assert_eq!(idx.line_range(text, 1), Some(0..2));
-        assert_eq!(idx.offset(text, LineCol { line: 1, column: 3 }), Some(2));
-        assert_eq!(idx.offset(text, LineCol { line: 1, column: 4 }), None);
-        assert_eq!(idx.offset(text, LineCol { line: 3, column: 1 }), None);
-        assert_eq!(idx.offset(text, LineCol { line: 1, column: 0 }), None);
+        assert_eq!(idx.offset(text, at(1, 3)), Some(2));
+        assert_eq!(idx.offset(text, at(1, 4)), None);
+        assert_eq!(idx.offset(text, at(3, 1)), None);
+        assert_eq!(idx.offset(text, at(1, 0)), None);
+    }
+
+    #[test]
+    fn positions_past_an_end_clamp() {
+        let text = "ab\ncd\n";
+        let idx = LineIndex::new(text);
+        // Past line 1's end: the rest of it and its line break.
+        assert_eq!(idx.end_at_or_before(text, at(1, 40)), 3);
+        assert_eq!(idx.start_at_or_after(text, at(1, 40)), 3);
+        // The line break's own column.
+        assert_eq!(idx.start_at_or_after(text, at(1, 3)), 2);
+        // The empty line after the final newline, and lines past it: the end.
+        assert_eq!(idx.end_at_or_before(text, at(3, 1)), 6);
+        assert_eq!(idx.end_at_or_before(text, at(9, 1)), 6);
+        assert_eq!(idx.start_at_or_after(text, at(3, 1)), 6);
+        assert_eq!(idx.last_char_at(text, 6), Some(at(2, 3)));
+        assert_eq!(idx.last_char_at(text, 2), Some(at(1, 2)));
+        assert_eq!(idx.last_char_at(text, 0), None);
     }
 }

@@ -63,13 +63,15 @@ pub fn rule_table(config: &Config) -> Result<RuleTable, Failure> {
             replacement: rule.replacement.clone(),
         });
     }
+    let custom_ids: Vec<&str> = config.custom_rules.iter().map(|r| r.id.as_str()).collect();
     let set = RuleSet::builtin()
         .configure(&config.disable, &severity, custom)
-        .map_err(|e| Failure::new(format!("{}: {e}", config.path.display())))?;
+        .map_err(|e| Failure::new(format!("{}: {e}", config.path.display())))?
+        .for_profiles(&config.declared_profiles, &custom_ids);
     let fingerprint = ContentHash::of(
         format!(
-            "{:?}|{:?}|{:?}|{}",
-            config.disable, severity, config.custom_rules, ENGINE_VERSION
+            "{:?}|{:?}|{:?}|{:?}|{}",
+            config.disable, severity, config.custom_rules, config.declared_profiles, ENGINE_VERSION
         )
         .as_bytes(),
     );

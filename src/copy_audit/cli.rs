@@ -129,4 +129,12 @@ pub enum LockfileCommand {
     Invalidate { glob: String },
     /// Show the entries.
     List,
+    /// Report, per entry, what is wrong: stale, a span covering nothing, a span reaching
+    /// past the end of its line or the file. Writes nothing; exits 1 when an entry is
+    /// stale or has a span covering nothing.
+    Check,
+    /// Rewrite fresh entries' spans exactly: a span reaching past an end is written as the
+    /// span covering the same text, one covering nothing is dropped. Reviews are kept (the
+    /// covered text does not change).
+    Normalize,
 }

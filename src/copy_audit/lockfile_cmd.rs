@@ -1,4 +1,4 @@
-//! `copy-audit lockfile add | mark-reviewed | invalidate | list`.
+//! `copy-audit lockfile add | mark-reviewed | invalidate | list | check | normalize`.
 //!
 //! Every edit is a read-modify-write under the root's advisory lock, and the lockfile is
 //! written canonically, atomically, and only when a byte changes.
@@ -9,8 +9,10 @@ use super::workspace::Workspace;
 use super::{Failure, Outcome};
 use crate::fsutil::{DirLock, write_if_changed};
 use lockgraph_queries::copy::lockfile::{self, Lockfile};
+use lockgraph_queries::copy::lockfile::{Entry, SpanFit};
 use lockgraph_queries::hash::ContentHash;
-use lockgraph_queries::text::LineIndex;
+use lockgraph_queries::text::{LineCol, LineIndex};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::fs;
 use std::io::Read;
@@ -24,8 +26,18 @@ pub fn run(ws: &Workspace, cmd: LockfileCommand, format: OutputFormat) -> Result
             let input = read_spans_input(&spans)?;
             let new_spans = lockfile::parse_spans(&input)
                 .map_err(|e| Failure::new(format!("{}: {e}", spans_name(&spans))))?;
-            lockfile::validate_spans_for_file(&text, &LineIndex::new(&text), &new_spans)
-                .map_err(|e| Failure::new(format!("{}: for {rel}: {e}", spans_name(&spans))))?;
+            let (new_spans, clamped) =
+                lockfile::fit_spans_for_add(&text, &LineIndex::new(&text), &new_spans)
+                    .map_err(|e| Failure::new(format!("{}: for {rel}: {e}", spans_name(&spans))))?;
+            for c in &clamped {
+                eprintln!(
+                    "{rel}: span {} ({}) reaches past the end of {}; written as {}",
+                    c.span + 1,
+                    range_text(c.from),
+                    past_what(c.from.1, c.to.1),
+                    range_text(c.to)
+                );
+            }
             let previous = lock.files.get(&rel);
             if previous.is_some() && !force {
                 return Err(Failure::new(format!(
@@ -68,6 +80,34 @@ pub fn run(ws: &Workspace, cmd: LockfileCommand, format: OutputFormat) -> Result
             entry.reviewed_by = Some(by.clone());
             Ok(format!("{rel}: reviewed by {by}"))
         }),
+        LockfileCommand::Check => check(ws, format),
+        LockfileCommand::Normalize => edit(ws, |ws, lock| {
+            let (mut clamped, mut dropped, mut entries, mut skipped) = (0, 0, 0, 0);
+            for (rel, entry) in lock.files.iter_mut() {
+                let Ok(text) = ws.read_text(rel) else {
+                    skipped += 1;
+                    continue;
+                };
+                if ContentHash::of(text.as_bytes()).to_string() != entry.content_hash {
+                    // A stale entry's spans describe other bytes: clamping them against
+                    // these would change what they cover.
+                    eprintln!("{rel}: stale; left as it is (re-segment it)");
+                    skipped += 1;
+                    continue;
+                }
+                let (c, d) =
+                    lockfile::normalize_spans(&text, &LineIndex::new(&text), &mut entry.spans);
+                if c + d > 0 {
+                    eprintln!("{rel}: {c} spans clamped, {d} covering nothing dropped");
+                    entries += 1;
+                }
+                (clamped, dropped) = (clamped + c, dropped + d);
+            }
+            Ok(format!(
+                "{entries} entries normalized ({clamped} spans clamped, {dropped} dropped); \
+                 {skipped} stale or missing files skipped"
+            ))
+        }),
         LockfileCommand::Invalidate { glob } => edit(ws, |_, lock| {
             let matcher = globset::GlobBuilder::new(&glob)
                 .literal_separator(true)
@@ -101,6 +141,23 @@ fn edit(
     let unchanged = if wrote { "" } else { " (lockfile unchanged)" };
     eprintln!("{message}{unchanged}");
     Ok(Outcome::Clean)
+}
+
+/// `3:1–60:111`, a span's coordinates as `lockfile check` and `add` print them.
+fn range_text((start, end): (LineCol, LineCol)) -> String {
+    format!(
+        "{}:{}–{}:{}",
+        start.line, start.column, end.line, end.column
+    )
+}
+
+/// Which end a span's end reached past, given where it is clamped to.
+fn past_what(given: LineCol, exact: LineCol) -> String {
+    if given.line > exact.line {
+        "the file".to_owned()
+    } else {
+        format!("line {}", given.line)
+    }
 }
 
 fn spans_name(arg: &str) -> &str {
@@ -188,4 +245,135 @@ fn list(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
         println!("{} entries", report.files.len());
     }
     Ok(Outcome::Clean)
+}
+
+/// One thing `lockfile check` found wrong with an entry.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Problem {
+    path: String,
+    /// `stale`, `fileMissing`, `unreadable`, `coversNothing` or `pastEnd`.
+    kind: &'static str,
+    /// The span's 1-based number in the entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    span: Option<usize>,
+    /// The exact coordinates of a `pastEnd` span (what `lockfile normalize` writes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exact: Option<String>,
+    message: String,
+}
+
+impl Problem {
+    /// Whether the audit reads the entry differently from what it says: the check fails.
+    fn blocks(&self) -> bool {
+        matches!(self.kind, "stale" | "coversNothing")
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CheckReport {
+    entries: usize,
+    problems: Vec<Problem>,
+}
+
+fn check(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
+    let lock = ws.read_lockfile()?;
+    let entries: Vec<(&String, &Entry)> = lock.files.iter().collect();
+    let problems: Vec<Problem> = entries
+        .par_iter()
+        .flat_map_iter(|(rel, entry)| entry_problems(ws, rel, entry))
+        .collect();
+    let report = CheckReport {
+        entries: entries.len(),
+        problems,
+    };
+    let failed = report.problems.iter().any(Problem::blocks);
+    if format == OutputFormat::Json {
+        print_json(&report);
+    } else {
+        for p in &report.problems {
+            println!("{}: {}", p.path, p.message);
+        }
+        let count = |kind| report.problems.iter().filter(|p| p.kind == kind).count();
+        println!(
+            "{} entries checked: {} stale, {} spans covering nothing, {} spans past an end{}",
+            report.entries,
+            count("stale"),
+            count("coversNothing"),
+            count("pastEnd"),
+            if count("pastEnd") > 0 {
+                " (harmless; `copy-audit lockfile normalize` writes them exactly)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(if failed {
+        Outcome::Failed
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn entry_problems(ws: &Workspace, rel: &str, entry: &Entry) -> Vec<Problem> {
+    let problem = |kind, span: Option<usize>, exact: Option<String>, message: String| Problem {
+        path: rel.to_owned(),
+        kind,
+        span,
+        exact,
+        message,
+    };
+    let text = match std::fs::read(ws.root.join(rel)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let message = "no such file (the entry is kept; `lockfile invalidate` removes it)";
+            return vec![problem("fileMissing", None, None, message.to_owned())];
+        }
+        Err(e) => return vec![problem("unreadable", None, None, e.to_string())],
+        Ok(bytes) => bytes,
+    };
+    let actual = ContentHash::of(&text).to_string();
+    if actual != entry.content_hash {
+        let message = format!(
+            "stale: the entry is for {}, the file is {actual}; re-segment it",
+            entry.content_hash
+        );
+        return vec![problem("stale", None, None, message)];
+    }
+    let Ok(text) = String::from_utf8(text) else {
+        let message = "not UTF-8 text".to_owned();
+        return vec![problem("unreadable", None, None, message)];
+    };
+    let index = LineIndex::new(&text);
+    let mut out = Vec::new();
+    for (i, span) in entry.spans.iter().enumerate() {
+        let given = (span.start(), span.end());
+        match lockfile::span_fit(&text, &index, span) {
+            SpanFit::Exact => {}
+            SpanFit::Empty => out.push(problem(
+                "coversNothing",
+                Some(i + 1),
+                None,
+                format!(
+                    "span {} ({}) covers no character (it starts past the end of the file); \
+                     the audit ignores it",
+                    i + 1,
+                    range_text(given)
+                ),
+            )),
+            SpanFit::PastEnd { start, end } => out.push(problem(
+                "pastEnd",
+                Some(i + 1),
+                Some(range_text((start, end))),
+                format!(
+                    "span {} ({}) reaches past the end of {}; it covers {}",
+                    i + 1,
+                    range_text(given),
+                    past_what(given.1, end),
+                    range_text((start, end))
+                ),
+            )),
+        }
+    }
+    out
 }

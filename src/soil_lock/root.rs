@@ -101,10 +101,9 @@ impl Root {
             let at = e
                 .span()
                 .map(|s| {
-                    let before = &text[..s.start.min(text.len())];
-                    let line = before.matches('\n').count() + 1;
-                    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-                    format!(":{line}:{col}")
+                    let at =
+                        lockgraph_queries::text::LineIndex::new(&text).line_col(&text, s.start);
+                    format!(":{}:{}", at.line, at.column)
                 })
                 .unwrap_or_default();
             Failure::new(format!("{}{at}: {}", toml_path.display(), e.message()))

@@ -21,7 +21,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use check::check_entry_path;
-pub use spans::{SpanIndex, refreshed_entry, span_range, validate_spans_for_file};
+pub use spans::{
+    Clamped, SpanFit, SpanIndex, fit_spans_for_add, normalize_spans, refreshed_entry, span_fit,
+    span_range,
+};
 pub use write::to_canonical_string;
 
 /// The only lockfile format this reader understands. A different version means a

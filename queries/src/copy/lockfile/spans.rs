@@ -3,74 +3,138 @@
 
 use super::check::check_span_list;
 use super::{Entry, Field, Kind, LockfileError, Span};
-use crate::text::LineIndex;
+use crate::text::{LineCol, LineIndex};
 use std::ops::Range;
 
-/// The bytes of `text` that `span` covers: from its start to the end of the character at
-/// its (inclusive) end. An end column one past the line's last character designates the
-/// line break, which is then covered whole (`\r\n` too); at the end of a file without a
-/// final newline it designates nothing more. `None` when the span does not lie inside
-/// the file.
+/// The bytes of `text` that `span` covers: every character whose (line, column) position
+/// lies between the span's start and its inclusive end, positions compared as pairs (the
+/// reference script's rule, and what the reviewed lockfiles in the field were checked
+/// against). A column past the end of its line reaches the line break and past it; a line
+/// past the last reaches the end of the file. Agent-written spans do both all the time,
+/// so neither is an error. `None` when the span covers no character at all (it starts past
+/// the end of the file).
 pub fn span_range(text: &str, index: &LineIndex, span: &Span) -> Option<Range<usize>> {
-    let start = index.offset(text, span.start())?;
-    let end = index.offset(text, span.end())?;
-    let line = index.line_range(text, span.end_line)?;
-    let end = if end == line.end {
-        index
-            .line_range(text, span.end_line + 1)
-            .map_or(text.len(), |next| next.start)
-    } else {
-        end + text[end..].chars().next().map_or(0, char::len_utf8)
-    };
-    (start <= end).then_some(start..end)
+    let start = index.start_at_or_after(text, span.start());
+    let end = index.end_at_or_before(text, span.end());
+    (start < end).then_some(start..end)
 }
 
-/// Checks a span list for `lockfile add`: the invariants every lockfile entry obeys, and
-/// that every span lies inside `text`.
-pub fn validate_spans_for_file(
+/// How a span's coordinates sit against the file it describes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpanFit {
+    /// Its start and end name the first and last characters it covers.
+    Exact,
+    /// It covers what the span from `start` to `end` covers, but reaches past the end of a
+    /// line or of the file (or names half of a surrogate pair): `start`..`end` is the same
+    /// span written exactly.
+    PastEnd { start: LineCol, end: LineCol },
+    /// It covers no character: the audit ignores it.
+    Empty,
+}
+
+/// Where `span` sits in `text`: [`SpanFit`].
+pub fn span_fit(text: &str, index: &LineIndex, span: &Span) -> SpanFit {
+    let Some(range) = span_range(text, index, span) else {
+        return SpanFit::Empty;
+    };
+    let start = index.line_col(text, range.start);
+    let end = index
+        .last_char_at(text, range.end)
+        .expect("a non-empty range has a last character");
+    if (start, end) == (span.start(), span.end()) {
+        SpanFit::Exact
+    } else {
+        SpanFit::PastEnd { start, end }
+    }
+}
+
+/// What `lockfile add` did to one span: it reached past an end and was written as the
+/// exact span that covers the same text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clamped {
+    /// Index of the span in the list.
+    pub span: usize,
+    pub from: (LineCol, LineCol),
+    pub to: (LineCol, LineCol),
+}
+
+/// Checks a span list for `lockfile add` and writes each span exactly: the invariants every
+/// lockfile entry obeys, and that every span starts inside `text` (a start past the end of
+/// its line or of the file is a mistake worth refusing: the span would not cover what its
+/// author meant). An end past its line or the file is clamped to the real end, which
+/// covers the same text; each clamp is returned so that the caller can say so.
+pub fn fit_spans_for_add(
     text: &str,
     index: &LineIndex,
     spans: &[Span],
-) -> Result<(), LockfileError> {
+) -> Result<(Vec<Span>, Vec<Clamped>), LockfileError> {
     check_span_list(spans)?;
-    for (i, span) in spans.iter().enumerate() {
-        check_inside(text, index, i, span)?;
-    }
-    Ok(())
-}
-
-fn check_inside(
-    text: &str,
-    index: &LineIndex,
-    i: usize,
-    span: &Span,
-) -> Result<Range<usize>, LockfileError> {
-    // The span fits (the common case): its range is all there is to know.
-    if let Some(range) = span_range(text, index, span) {
-        return Ok(range);
-    }
-    let fail = |message: String| LockfileError {
-        span: Some(i),
-        span_start: Some(span.start()),
-        ..LockfileError::invariant(message)
-    };
-    for at in [span.start(), span.end()] {
-        let Some(line) = index.line_range(text, at.line) else {
+    let mut fitted = spans.to_vec();
+    let mut clamped = Vec::new();
+    for (i, span) in fitted.iter_mut().enumerate() {
+        let fail = |message: String| LockfileError {
+            span: Some(i),
+            span_start: Some(span.start()),
+            ..LockfileError::invariant(message)
+        };
+        let Some(line) = index.line_range(text, span.start_line) else {
             return Err(fail(format!(
-                "line {} does not exist; the file has {} lines",
-                at.line,
+                "the span starts on line {}, but the file has {} lines",
+                span.start_line,
                 index.line_count()
             )));
         };
-        let chars = text[line].chars().count();
-        if at.column as usize > chars + 1 {
+        let units = crate::text::count_units(&text.as_bytes()[line]);
+        if span.start_column as usize > units + 1 {
             return Err(fail(format!(
-                "column {} is past the end of line {} ({chars} characters)",
-                at.column, at.line
+                "the span starts at column {}, past the end of line {} ({units} columns)",
+                span.start_column, span.start_line
             )));
         }
+        match span_fit(text, index, span) {
+            SpanFit::Exact => {}
+            SpanFit::Empty => {
+                return Err(fail(
+                    "the span covers no character (it starts at the end of the file)".to_owned(),
+                ));
+            }
+            SpanFit::PastEnd { start, end } => {
+                clamped.push(Clamped {
+                    span: i,
+                    from: (span.start(), span.end()),
+                    to: (start, end),
+                });
+                set_position(span, start, end);
+            }
+        }
     }
-    Err(fail("the span does not lie inside the file".to_owned()))
+    Ok((fitted, clamped))
+}
+
+/// Rewrites a fresh entry's spans exactly (`lockfile normalize`): each span that reaches
+/// past an end is written as the span covering the same text, and a span covering nothing
+/// is dropped. The covered text is unchanged, so the review still holds. Returns how many
+/// spans were clamped and how many dropped.
+pub fn normalize_spans(text: &str, index: &LineIndex, spans: &mut Vec<Span>) -> (usize, usize) {
+    let before = spans.len();
+    let mut clamped = 0;
+    spans.retain_mut(|span| match span_fit(text, index, span) {
+        SpanFit::Exact => true,
+        SpanFit::Empty => false,
+        SpanFit::PastEnd { start, end } => {
+            clamped += 1;
+            set_position(span, start, end);
+            true
+        }
+    });
+    (clamped, before - spans.len())
+}
+
+fn set_position(span: &mut Span, start: LineCol, end: LineCol) {
+    span.start_line = start.line;
+    span.start_column = start.column;
+    span.end_line = end.line;
+    span.end_column = end.column;
 }
 
 /// Language and kind by byte offset, for the span filter. Lookups are binary searches:
@@ -86,16 +150,16 @@ pub struct SpanIndex {
 }
 
 impl SpanIndex {
-    /// Fails when the spans break the lockfile invariants or do not fit `text`: a hand
-    /// edit can make an entry whose hash matches describe lines the file does not have.
+    /// Fails only when the spans break the lockfile invariants (the reader has checked
+    /// them already). Spans reaching past an end cover what [`span_range`] says; a span
+    /// covering nothing is left out.
     pub fn new(text: &str, index: &LineIndex, spans: &[Span]) -> Result<SpanIndex, LockfileError> {
         check_span_list(spans)?;
         let mut languages: Vec<String> = Vec::new();
         let ranges = spans
             .iter()
-            .enumerate()
-            .map(|(i, span)| {
-                let range = check_inside(text, index, i, span)?;
+            .filter_map(|span| {
+                let range = span_range(text, index, span)?;
                 let language = match languages.iter().position(|l| *l == span.language) {
                     Some(at) => at,
                     None => {
@@ -103,9 +167,9 @@ impl SpanIndex {
                         languages.len() - 1
                     }
                 };
-                Ok((range, span.kind, language as u32))
+                Some((range, span.kind, language as u32))
             })
-            .collect::<Result<_, LockfileError>>()?;
+            .collect();
         Ok(SpanIndex { ranges, languages })
     }
 

@@ -1,6 +1,6 @@
 use super::write::js_property_order;
 use super::*;
-use crate::text::LineIndex;
+use crate::text::{LineCol, LineIndex};
 use proptest::prelude::*;
 
 /// The seed's three worked examples as one canonical lockfile (with real hashes: the
@@ -503,8 +503,8 @@ fn spans_for_lockfile_add() {
     assert_eq!(spans[0].note, Field::Absent);
     assert_eq!(parse_spans(&format!("[{one}]")).unwrap().len(), 1);
     assert_eq!(parse_spans(r#"{"spans": []}"#).unwrap(), vec![]);
-    // Shape only: the overlap is for `validate_spans_for_file` to find.
-    let err = validate_spans_for_file("abc\n", &LineIndex::new("abc\n"), &spans).unwrap_err();
+    // Shape only: the overlap is for `fit_spans_for_add` to find.
+    let err = fit_spans_for_add("abc\n", &LineIndex::new("abc\n"), &spans).unwrap_err();
     assert_eq!(err.span, Some(1));
 
     let err = parse_spans(&format!(r#"{{"spans": [{one}, {{"startLine": 1}}]}}"#)).unwrap_err();
@@ -630,12 +630,25 @@ fn span_range_covers_through_the_end_character() {
     assert_eq!(&text[range((2, 6), (2, 8)).unwrap()], "kůň");
     // One past the line's end is its line break.
     assert_eq!(&text[range((2, 6), (2, 9)).unwrap()], "kůň\n");
+    // The emoji is two columns; either names it.
     assert_eq!(&text[range((3, 1), (3, 1)).unwrap()], "😀");
-    assert_eq!(&text[range((3, 2), (3, 3)).unwrap()], "x\r\n");
+    assert_eq!(&text[range((3, 2), (3, 2)).unwrap()], "😀");
+    assert_eq!(&text[range((3, 3), (3, 4)).unwrap()], "x\r\n");
     assert_eq!(&text[range((1, 3), (4, 3)).unwrap()], &text[2..]);
     // At the end of a file without a final newline, the line-end column adds nothing.
     assert_eq!(range((4, 1), (4, 4)), Some(text.len() - 3..text.len()));
-    assert_eq!(range((4, 1), (4, 5)), None);
+    assert_eq!(range((4, 1), (4, 5)), Some(text.len() - 3..text.len()));
+    // Positions compared as pairs: an end past its line covers the rest of it, an end
+    // past the last line covers the rest of the file, a start past its line starts on
+    // the next one.
+    assert_eq!(&text[range((2, 6), (2, 40)).unwrap()], "kůň\n");
+    assert_eq!(
+        &text[range((2, 6), (9, 1)).unwrap()],
+        &text[text.find("kůň").unwrap()..]
+    );
+    assert_eq!(&text[range((1, 9), (2, 3)).unwrap()], "žlu");
+    // A span that starts past the end of the file covers nothing.
+    assert_eq!(range((4, 4), (4, 9)), None);
     assert_eq!(range((5, 1), (5, 1)), None);
     assert_eq!(range((2, 11), (2, 11)), None);
 }
@@ -657,29 +670,47 @@ fn whole_file_span_of_the_worked_example() {
 }
 
 #[test]
-fn spans_must_fit_the_file_for_lockfile_add() {
+fn lockfile_add_clamps_ends_and_refuses_starts_past_the_file() {
     let text = "one\ntwo čtyři\n";
     let idx = LineIndex::new(text);
-    let check = |spans: Vec<Span>| validate_spans_for_file(text, &idx, &spans);
-    assert!(check(vec![span((1, 1), (2, 10), "cs", Kind::Prose)]).is_ok());
-    assert!(check(vec![span((1, 1), (3, 1), "cs", Kind::Prose)]).is_ok());
-    let err = check(vec![span((1, 1), (2, 11), "cs", Kind::Prose)]).unwrap_err();
-    assert_eq!(err.span, Some(0));
-    assert_eq!(
-        err.message,
-        "column 11 is past the end of line 2 (9 characters)"
-    );
+    let check = |spans: Vec<Span>| fit_spans_for_add(text, &idx, &spans);
+    let exact = vec![span((1, 1), (2, 10), "cs", Kind::Prose)];
+    assert_eq!(check(exact.clone()).unwrap(), (exact.clone(), vec![]));
+    // The empty line after the final newline, a column past the end of line 2: both the
+    // same text as the exact span, which is what gets written.
+    for end in [(3, 1), (2, 11), (2, 99), (7, 1)] {
+        let (fitted, clamped) = check(vec![span((1, 1), end, "cs", Kind::Prose)]).unwrap();
+        assert_eq!(fitted, exact, "end {end:?}");
+        assert_eq!(clamped.len(), 1);
+        assert_eq!(
+            clamped[0].to.1,
+            LineCol {
+                line: 2,
+                column: 10
+            }
+        );
+    }
     let err = check(vec![
         span((1, 1), (1, 2), "en", Kind::Prose),
-        span((2, 1), (4, 1), "cs", Kind::Prose),
+        span((4, 1), (4, 1), "cs", Kind::Prose),
     ])
     .unwrap_err();
     assert_eq!(err.span, Some(1));
-    assert_eq!(err.message, "line 4 does not exist; the file has 3 lines");
+    assert_eq!(
+        err.message,
+        "the span starts on line 4, but the file has 3 lines"
+    );
     assert_eq!(
         err.clone().in_entry("docs/a.md").to_string(),
-        "entry \"docs/a.md\", span 2 (line 2:1): line 4 does not exist; the file has 3 lines"
+        "entry \"docs/a.md\", span 2 (line 4:1): the span starts on line 4, but the file has 3 lines"
     );
+    let err = check(vec![span((1, 6), (2, 2), "cs", Kind::Prose)]).unwrap_err();
+    assert_eq!(
+        err.message,
+        "the span starts at column 6, past the end of line 1 (3 columns)"
+    );
+    let err = check(vec![span((3, 1), (3, 1), "cs", Kind::Prose)]).unwrap_err();
+    assert!(err.message.contains("covers no character"), "{err}");
     let err = check(vec![
         span((1, 1), (1, 2), "en", Kind::Prose),
         span((1, 2), (1, 3), "en", Kind::Code),
@@ -687,6 +718,31 @@ fn spans_must_fit_the_file_for_lockfile_add() {
     .unwrap_err();
     assert!(err.message.contains("overlap"));
     assert!(check(vec![span((1, 1), (1, 2), "xx1", Kind::Prose)]).is_err());
+}
+
+#[test]
+fn normalize_writes_spans_exactly_and_drops_empty_ones() {
+    let text = "one\ntwo 😀\n";
+    let idx = LineIndex::new(text);
+    let mut spans = vec![
+        span((1, 1), (1, 40), "en", Kind::Prose),
+        span((2, 1), (2, 6), "en", Kind::Prose),
+        span((2, 7), (3, 1), "en", Kind::Prose),
+        span((3, 1), (3, 1), "en", Kind::Prose),
+    ];
+    assert_eq!(normalize_spans(text, &idx, &mut spans), (2, 1));
+    let ends: Vec<_> = spans.iter().map(|s| (s.start(), s.end())).collect();
+    let at = |line, column| LineCol { line, column };
+    assert_eq!(
+        ends,
+        vec![
+            (at(1, 1), at(1, 4)),
+            // The emoji's second column ends the span.
+            (at(2, 1), at(2, 6)),
+            (at(2, 7), at(2, 7)),
+        ]
+    );
+    assert_eq!(normalize_spans(text, &idx, &mut spans), (0, 0));
 }
 
 #[test]
@@ -721,10 +777,12 @@ fn span_index_finds_spans_by_binary_search() {
     assert_eq!(index.at(text.len()), None);
     assert_eq!(index.at(usize::MAX), None);
 
-    let err = SpanIndex::new("short\n", &LineIndex::new("short\n"), &spans[..1]).unwrap();
-    assert_eq!(err.at(0), Some((Kind::Prose, "cs")));
+    let short = SpanIndex::new("short\n", &LineIndex::new("short\n"), &spans[..1]).unwrap();
+    assert_eq!(short.at(0), Some((Kind::Prose, "cs")));
+    // A span past the end of the file covers nothing and is left out.
     let outside = [span((9, 1), (9, 2), "cs", Kind::Prose)];
-    assert!(SpanIndex::new("short\n", &LineIndex::new("short\n"), &outside).is_err());
+    let index = SpanIndex::new("short\n", &LineIndex::new("short\n"), &outside).unwrap();
+    assert!(index.is_empty());
     assert!(
         SpanIndex::new("", &LineIndex::new(""), &[])
             .unwrap()
@@ -1007,17 +1065,16 @@ proptest! {
         let ranges: Vec<_> = spans.iter().map(|s| span_range(&text, &idx, s)).collect();
         match SpanIndex::new(&text, &idx, &spans) {
             Ok(index) => {
-                prop_assert!(ranges.iter().all(Option::is_some));
                 for offset in 0..=text.len() {
                     let expected = spans
                         .iter()
                         .zip(&ranges)
-                        .find(|(_, r)| r.as_ref().unwrap().contains(&offset))
+                        .find(|(_, r)| r.as_ref().is_some_and(|r| r.contains(&offset)))
                         .map(|(s, _)| (s.kind, s.language.as_str()));
                     prop_assert_eq!(index.at(offset), expected);
                 }
             }
-            Err(_) => prop_assert!(ranges.iter().any(Option::is_none)),
+            Err(_) => prop_assert!(super::check::check_span_list(&spans).is_err()),
         }
     }
 }

@@ -12,9 +12,15 @@
 //! It is a warning, not an error: in text whose language is mis-tagged, the English
 //! article `a` and pronoun `I` look exactly like these conjunctions, and many Czech
 //! publishers only require the no-break space after prepositions.
+//!
+//! For the same reason it fires only in a view (a paragraph, a heading, a JSON string)
+//! holding at least one Czech letter with a diacritic. The reviewed lockfile of the real
+//! bilingual repository tags untranslated English strings of its Czech locale as Czech
+//! (`"A team where everyone works…"`, `"I read your check-ins…"`); without the gate each
+//! of them was a finding no Czech editor would act on.
 
 use super::cs_r1_nbsp_prep::nbsp_hit;
-use super::scan::{ByteSet, MetaSource};
+use super::scan::{ByteSet, MetaSource, has_czech_diacritic};
 use super::{Hit, Rule, RuleMeta, Scans, Severity, Triggers};
 use crate::copy::view::View;
 
@@ -68,6 +74,9 @@ impl Rule for NbspConjunction {
 
     fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
         let view = scans.view();
+        if !has_czech_diacritic(&view.text) {
+            return;
+        }
         for (letter, space) in scans.standalone() {
             let letter = *letter;
             if !CONJUNCTIONS.0[view.text.as_bytes()[letter] as usize] {
@@ -112,14 +121,14 @@ mod tests {
     #[test]
     fn chains_fire_on_every_letter() {
         let r = NbspConjunction::new();
-        assert_eq!(starts(&r, "a i ty"), vec![0, 2]);
-        assert_eq!(fixed(&r, "a i ty"), "a\u{A0}i\u{A0}ty");
+        assert_eq!(starts(&r, "a i tý"), vec![0, 2]);
+        assert_eq!(fixed(&r, "a i tý"), "a\u{A0}i\u{A0}tý");
     }
 
     #[test]
     fn after_a_sentence_mark_and_on_a_soft_break() {
         let r = NbspConjunction::new();
-        assert_eq!(starts(&r, "Konec. A pak"), vec![7]);
+        assert_eq!(starts(&r, "Konec. A pak šel"), vec![7]);
         let found = hits(&r, "chléb a\nmáslo");
         assert_eq!(found[0].range, 7..8);
         assert_eq!(found[0].fix.as_ref().unwrap().range, 8..9);
@@ -128,10 +137,19 @@ mod tests {
     #[test]
     fn silent_on_other_letters_and_glued_words() {
         let r = NbspConjunction::new();
-        assert!(hits(&r, "Body a, b").is_empty());
-        assert!(hits(&r, "pia colada").is_empty());
-        assert!(hits(&r, "a\u{A0}b").is_empty());
-        assert!(hits(&r, "v lese").is_empty(), "prepositions are cs-R1");
-        assert!(hits(&r, "a 5").len() == 1);
+        assert!(hits(&r, "Body a, b č").is_empty());
+        assert!(hits(&r, "pia colada č").is_empty());
+        assert!(hits(&r, "a\u{A0}b č").is_empty());
+        assert!(hits(&r, "v lese č").is_empty(), "prepositions are cs-R1");
+        assert!(hits(&r, "a 5 č").len() == 1);
+    }
+
+    #[test]
+    fn silent_in_a_view_without_a_czech_diacritic() {
+        // Untranslated English in a Czech slot, from the real repository's lockfile.
+        let r = NbspConjunction::new();
+        assert!(hits(&r, "A team where everyone works with agents").is_empty());
+        assert!(hits(&r, "I read your check-ins, and a plan").is_empty());
+        assert_eq!(starts(&r, "A pak jsme odešli."), vec![0]);
     }
 }

@@ -8,13 +8,16 @@
 //! `may` the verb and `march` the verb are silent), reported at the word.
 //!
 //! The reference implementation fired only in files holding at least one Czech letter
-//! with a diacritic, anywhere in the file. Ours has no diacritic gate at all: it runs only
-//! where the text is Czech (the engine scopes it by the span's language), which is the
-//! evidence that gate was a stand-in for. A short Czech string without a diacritic
-//! (`Deadline: Friday`) now fires; an English string in a file that also holds Czech no
-//! longer does.
+//! with a diacritic, anywhere in the file. Ours gates on the view instead (a paragraph, a
+//! heading, a JSON string): it fires only where the text is tagged Czech *and* the view
+//! holds a Czech letter with a diacritic. The span's language alone is not evidence
+//! enough: the reviewed lockfile of the real bilingual repository tags untranslated
+//! English strings of its Czech locale as Czech (`"Monday morning you open a fresh
+//! agent…"`), and a finding there is no typographic error. An English string in a file
+//! that also holds Czech no longer fires; a Czech string without a diacritic
+//! (`Deadline: Friday`) does not either.
 
-use super::scan::MetaSource;
+use super::scan::{MetaSource, has_czech_diacritic};
 use super::{Hit, Rule, RuleMeta, Severity};
 use crate::copy::view::View;
 
@@ -73,7 +76,7 @@ impl EnglishDayMonth {
                 languages: &["cs"],
                 summary: "An English day or month name in Czech text.",
                 source: include_str!("cs_r8_english_day_month.rs"),
-                bad: &["Sejdeme se v Monday.", "Uzávěrka: 15. March"],
+                bad: &["Uvidíme se v Monday.", "Uzávěrka: 15. March"],
                 good: &[
                     "Sejdeme se v pondělí.",
                     "Mayday a Marching band nejsou měsíce.",
@@ -98,6 +101,9 @@ impl Rule for EnglishDayMonth {
 
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
+        if !has_czech_diacritic(text) {
+            return;
+        }
         let bytes = text.as_bytes();
         let word = |c: Option<char>| c.is_some_and(regex_syntax::is_word_character);
         capitalised(bytes, |at| {
@@ -166,7 +172,7 @@ mod tests {
         fn whole_names_are_the_word_bounded_alternation(
             picks in proptest::collection::vec(0..PIECES.len(), 0..24),
         ) {
-            let text: String = picks.iter().map(|&i| PIECES[i]).collect();
+            let text: String = picks.iter().map(|&i| PIECES[i]).chain([" č"]).collect();
             let names: Vec<&str> = NAMES.iter().map(|(en, _)| *en).collect();
             let regex = regex::Regex::new(&format!(r"\b(?:{})\b", names.join("|"))).unwrap();
             let expected: Vec<_> = regex.find_iter(&text).map(|m| m.range()).collect();
@@ -202,26 +208,28 @@ mod tests {
     #[test]
     fn reports_at_the_word_with_the_czech_name() {
         let r = EnglishDayMonth::new();
-        assert_eq!(starts(&r, "Sejdeme se v Monday."), vec![13]);
-        assert_eq!(matched(&r, "Od January do March"), vec!["January", "March"]);
-        assert!(hits(&r, "v Friday")[0].message.contains("pátek"));
+        assert_eq!(starts(&r, "Sejdeme se v Monday, ne dřív."), vec![13]);
+        assert_eq!(
+            matched(&r, "Od January do March, řekl"),
+            vec!["January", "March"]
+        );
+        assert!(hits(&r, "v Friday, řekl")[0].message.contains("pátek"));
     }
 
     #[test]
-    fn gated_on_nothing_but_the_language() {
+    fn gated_on_a_diacritic_in_the_view() {
         // Known defect of the reference: gated on a diacritic anywhere in the file.
-        assert_eq!(
-            starts(&EnglishDayMonth::new(), "Deadline: Friday"),
-            vec![10]
-        );
+        let r = EnglishDayMonth::new();
+        assert!(hits(&r, "Monday morning you open a fresh agent").is_empty());
+        assert_eq!(starts(&r, "Uzávěrka: Friday"), vec!["Uzávěrka: ".len()]);
     }
 
     #[test]
     fn whole_words_case_sensitive() {
         let r = EnglishDayMonth::new();
-        assert!(hits(&r, "may march").is_empty());
+        assert!(hits(&r, "may march č").is_empty());
         assert!(hits(&r, "Mondays Marchů MayDay").is_empty());
-        assert!(hits(&r, "MONDAY").is_empty());
-        assert_eq!(starts(&r, "(May)"), vec![1]);
+        assert!(hits(&r, "MONDAY č").is_empty());
+        assert_eq!(starts(&r, "(May) č"), vec![1]);
     }
 }

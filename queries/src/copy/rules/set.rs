@@ -85,6 +85,21 @@ impl RuleSet {
         self.rules.iter().find(|r| r.meta().id == id)
     }
 
+    /// Keeps only the language rules of the declared profiles (`extends`, else
+    /// `language`): a repository that declares only `czech` gets no English rule, as with
+    /// the reference script, and `extends: [czech, english]` turns the English profile on.
+    /// Rules of every language stay, and so do the rules named in `keep` (the config's
+    /// own custom rules, whose languages the user chose).
+    pub fn for_profiles(mut self, profiles: &[String], keep: &[&str]) -> RuleSet {
+        self.rules.retain(|r| {
+            let meta = r.meta();
+            meta.languages.is_empty()
+                || keep.contains(&meta.id.as_str())
+                || meta.languages.iter().any(|l| profiles.contains(l))
+        });
+        self
+    }
+
     /// Applies a project's rule configuration.
     ///
     /// Custom rules are appended after the built-in ones (in the order given), then

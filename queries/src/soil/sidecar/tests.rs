@@ -823,7 +823,7 @@ fn other_field_errors() {
 }
 
 #[test]
-fn positions_count_characters_not_bytes() {
+fn positions_count_utf16_code_units_not_bytes() {
     let text = mutate(
         GOLDEN,
         r#"{ "name": "basics#1", "tier": "expect""#,
@@ -833,7 +833,8 @@ fn positions_count_characters_not_bytes() {
     assert_eq!(e.path, "tests[0].tier");
     let line = text.lines().nth(e.line.unwrap() - 1).unwrap();
     let column = line.find("\"expected\"").unwrap();
-    assert_eq!(e.column, Some(line[..column].chars().count() + 1));
+    // Columns are UTF-16 code units, as in copy-audit and LSP: the emoji counts two.
+    assert_eq!(e.column, Some(line[..column].encode_utf16().count() + 1));
     assert_ne!(e.column, Some(column + 1));
 }
 
