@@ -570,12 +570,19 @@ fn custom_rule(raw: RawCustomRule) -> Result<CustomRuleConfig, String> {
 }
 
 /// Layer 2 files are the agent's to read, so a missing one is worth a warning but must not
-/// stop the Layer 1 audit.
+/// stop the Layer 1 audit. Only values that are paths are checked: `voice_doctrine` is
+/// usually the doctrine itself (several lines of prose), and a `#anchor` names a heading
+/// inside the file (`style-examples.md#approved-english-terms`), so it is dropped first.
 fn missing_files(root: &Path, key: &str, paths: &OneOrMany) -> Vec<String> {
     paths
         .items
         .iter()
-        .filter(|p| !root.join(p).exists())
+        .filter(|p| looks_like_path(p))
+        .filter(|p| {
+            !root
+                .join(p.split_once('#').map_or(p.as_str(), |(file, _)| file))
+                .exists()
+        })
         .map(|p| {
             format!(
                 "`{key}`: {p} does not exist (relative to {})",
@@ -583,6 +590,18 @@ fn missing_files(root: &Path, key: &str, paths: &OneOrMany) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// One line without blanks that names a directory or has an extension: a path, where a
+/// sentence of doctrine is not.
+fn looks_like_path(value: &str) -> bool {
+    let value = value.trim();
+    !value.is_empty()
+        && !value.chars().any(char::is_whitespace)
+        && (value.contains('/')
+            || value
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| !ext.is_empty()))
 }
 
 fn yaml_error(path: &Path, e: &serde_saphyr::Error) -> ConfigError {
@@ -1262,6 +1281,23 @@ custom_rules:
         assert_eq!(m.surface_profile_for("README.md"), None);
         assert_eq!(m.locale_for("content/en/a.md"), Some("en"));
         assert_eq!(m.locale_for("content/cs/a.md"), None);
+    }
+
+    #[test]
+    fn layer2_text_and_anchors_are_not_missing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("examples.md"), "# Příklady\n").unwrap();
+        let config_path = dir.path().join(CONFIG_FILE_NAME);
+        std::fs::write(
+            &config_path,
+            "language: cs\nrules:\n  approved_terms: ./examples.md#approved-english-terms\n  \
+             reject_list: ./missing.md#x\nvoice_doctrine: |\n  Piš jako zkušený peer.\n  \
+             Krátké věty.\npaths:\n  include: ['**/*.md']\n",
+        )
+        .unwrap();
+        let c = load(&config_path).unwrap();
+        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        assert!(c.warnings[0].contains("`rules.reject_list`: ./missing.md#x does not exist"));
     }
 
     #[test]

@@ -50,7 +50,7 @@ fn an_edit_is_seen_through_the_cache() {
             .as_array()
             .unwrap()
             .iter()
-            .filter(|f| f["ruleId"] == "cs-R4-number-unit" && f["filePath"] == UVOD)
+            .filter(|f| f["ruleId"] == "cs-R4-number-unit" && f["relativePath"] == UVOD)
             .count()
     };
     assert_eq!(units(&run(&tree, &["--json"]).1), 2, "50Kč and 20%");

@@ -26,7 +26,7 @@ fn findings<'a>(report: &'a Value, file: &str, rule: &str) -> Vec<&'a Value> {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|f| f["filePath"] == file && f["ruleId"] == rule)
+        .filter(|f| f["relativePath"] == file && f["ruleId"] == rule)
         .collect()
 }
 
@@ -125,7 +125,7 @@ fn code_quote_spans_and_the_ignore_marker_silence_findings() {
     let tree = Tree::copy_of("copy");
     let (_, r) = audit_json(&tree, &[]);
     for f in r["findings"].as_array().unwrap() {
-        if f["filePath"] != UVOD {
+        if f["relativePath"] != UVOD {
             continue;
         }
         let line = f["line"].as_u64().unwrap();
@@ -403,7 +403,7 @@ fn segment_prints_the_handoff_and_refuses_paths_outside_the_root() {
     assert_eq!(out.status.code(), Some(0));
     let h = json(&out.stdout);
     assert_eq!(h["relativePath"], UVOD);
-    assert!(h["filePath"].as_str().unwrap().ends_with(UVOD));
+    assert!(h["relativePath"].as_str().unwrap().ends_with(UVOD));
     assert_eq!(h["declaredProfiles"], serde_json::json!(["cs", "en"]));
     assert!(h["promptVersion"].as_u64().unwrap() >= 1);
     assert!(h["nextStep"].as_str().unwrap().contains("lockfile add"));
@@ -586,7 +586,7 @@ fn invalid_utf8_is_a_per_file_error_not_a_crash() {
     assert_eq!(code, 1);
     let errors = r["fileErrors"].as_array().unwrap();
     assert_eq!(errors.len(), 1);
-    assert_eq!(errors[0]["filePath"], "content/talks/broken.md");
+    assert_eq!(errors[0]["relativePath"], "content/talks/broken.md");
     assert_eq!(errors[0]["line"], 2);
     assert!(
         r["totalFindings"].as_u64().unwrap() > 0,
@@ -780,7 +780,7 @@ fn files_with_findings(report: &Value) -> std::collections::BTreeSet<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| f["filePath"].as_str().unwrap().to_string())
+        .map(|f| f["relativePath"].as_str().unwrap().to_string())
         .collect()
 }
 

@@ -582,12 +582,13 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
         true => Some(review_status(&lock, &audit)?),
         false => None,
     };
+    let root = ws.root.to_string_lossy();
     // The caches are written while the report is printed.
     let ((), summary) = rayon::join(
         || learnt.save(&audit, lock.parsed_summary()),
         || {
             let count = crate::timings::phase("count findings");
-            let summary = AuditReport::new(&audit, review);
+            let summary = AuditReport::new(&audit, review, &root);
             drop(count);
             let _print = crate::timings::phase("print");
             report::print_audit(ws, &summary, &audit, format);

@@ -13,34 +13,35 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 
-/// The JSON report, key for key the reference's contract: the totals, the findings, then
-/// what went wrong. The parts either side of the findings are their own structs so that
-/// the report can be written around findings rendered elsewhere ([`write_audit_json`]).
+/// The JSON report, key for key and in the reference's order: the totals, the findings,
+/// `byRule`, then what we add (what went wrong, the review gate). The parts either side of
+/// the findings are their own structs so that the report can be written around findings
+/// rendered elsewhere ([`write_audit_json`]).
 #[derive(Debug, Serialize)]
 pub struct AuditReport<'a> {
     #[serde(flatten)]
-    pub totals: Totals<'a>,
+    pub totals: Totals,
     pub findings: Findings<'a>,
     #[serde(flatten)]
-    pub problems: Problems,
+    pub problems: Problems<'a>,
 }
 
 /// The keys of the JSON report before `findings`.
 #[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Totals<'a> {
+pub struct Totals {
     pub total_files: usize,
     pub total_findings: usize,
     pub error_findings: usize,
     pub warning_findings: usize,
     pub info_findings: usize,
-    pub by_rule: BTreeMap<&'a str, usize>,
 }
 
 /// The keys of the JSON report after `findings`.
 #[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Problems {
+pub struct Problems<'a> {
+    pub by_rule: BTreeMap<&'a str, usize>,
     /// Files that could not be audited (binary, invalid UTF-8, unparsable JSON/YAML).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub file_errors: Vec<JsonFileError>,
@@ -51,7 +52,11 @@ pub struct Problems {
 /// Every finding of an audit, in file order, made into [`JsonFinding`]s one at a time as
 /// they are written: a report of a large tree can hold a million findings, and a vector of
 /// them was a third of the peak memory of such a run.
-pub struct Findings<'a>(&'a Audit);
+pub struct Findings<'a> {
+    audit: &'a Audit,
+    /// The root, absolute: the reference's `filePath` is absolute.
+    root: &'a str,
+}
 
 impl std::fmt::Debug for Findings<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -61,12 +66,13 @@ impl std::fmt::Debug for Findings<'_> {
 
 impl<'a> Findings<'a> {
     pub fn iter(&self) -> impl Iterator<Item = JsonFinding<'a>> + 'a {
-        self.0.files().flat_map(|audited| {
+        let root = self.root;
+        self.audit.files().flat_map(move |audited| {
             audited
                 .report
                 .findings
                 .iter()
-                .map(|f| JsonFinding::new(&audited.path, f))
+                .map(move |f| JsonFinding::new(root, &audited.path, f))
         })
     }
 }
@@ -77,56 +83,81 @@ impl Serialize for Findings<'_> {
     }
 }
 
+/// One finding: the reference's keys with the reference's meaning (`filePath` absolute,
+/// `snippet` the matched text, `fix` as `{line, column, length, replacement}`, columns
+/// and lengths in UTF-16 code units), then the keys we add.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JsonFinding<'a> {
     pub rule_id: &'a str,
     pub severity: &'static str,
-    pub file_path: &'a str,
+    pub file_path: AbsolutePath<'a>,
     pub line: u32,
     pub column: u32,
     pub snippet: &'a str,
     pub message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<JsonFix<'a>>,
+    /// Root-relative, with `/`: what the lockfile and the other outputs name.
+    pub relative_path: &'a str,
+    /// Where the matched text ends (exclusive).
+    pub end_line: u32,
+    pub end_column: u32,
 }
 
 impl<'a> JsonFinding<'a> {
-    fn new(path: &'a str, f: &'a Finding) -> Self {
+    fn new(root: &'a str, path: &'a str, f: &'a Finding) -> Self {
         JsonFinding {
             rule_id: &f.rule_id,
             severity: f.severity.as_str(),
-            file_path: path,
+            file_path: AbsolutePath { root, path },
             line: f.line,
             column: f.column,
             snippet: &f.snippet,
             message: &f.message,
             fix: f.fix.as_ref().map(|fix| JsonFix {
-                start_line: fix.start.line,
-                start_column: fix.start.column,
-                end_line: fix.end.line,
-                end_column: fix.end.column,
+                line: fix.start.line,
+                column: fix.start.column,
+                length: fix.length,
                 replacement: &fix.replacement,
             }),
+            relative_path: path,
+            end_line: f.end.line,
+            end_column: f.end.column,
         }
     }
 }
 
-/// A fix as a source range (1-based, end exclusive) and its replacement text.
+/// A root-relative path written out absolute, without building the string first.
+#[derive(Clone, Copy, Debug)]
+pub struct AbsolutePath<'a> {
+    root: &'a str,
+    path: &'a str,
+}
+
+impl Serialize for AbsolutePath<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}/{}", self.root, self.path))
+    }
+}
+
+/// A fix as the reference writes it: replace `length` UTF-16 code units from `line`:
+/// `column` with `replacement`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JsonFix<'a> {
-    pub start_line: u32,
-    pub start_column: u32,
-    pub end_line: u32,
-    pub end_column: u32,
+    pub line: u32,
+    pub column: u32,
+    pub length: u32,
     pub replacement: &'a str,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JsonFileError {
+    /// Absolute, as findings name their files.
     pub file_path: String,
+    pub relative_path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -167,15 +198,18 @@ impl Counts<'_> {
 }
 
 impl<'a> AuditReport<'a> {
-    pub fn new(audit: &'a Audit, review: Option<ReviewStatus>) -> Self {
+    /// `root` is the absolute root directory, as findings name their files under it.
+    pub fn new(audit: &'a Audit, review: Option<ReviewStatus>, root: &'a str) -> Self {
         let mut problems = Problems {
+            by_rule: BTreeMap::new(),
             file_errors: Vec::new(),
             review_status: review,
         };
         for audited in audit.files() {
             if let Some(e) = &audited.report.error {
                 problems.file_errors.push(JsonFileError {
-                    file_path: audited.path.clone(),
+                    file_path: format!("{root}/{}", audited.path),
+                    relative_path: audited.path.clone(),
                     line: e.line_col.map(|lc| lc.line),
                     column: e.line_col.map(|lc| lc.column),
                     message: e.message.clone(),
@@ -201,11 +235,11 @@ impl<'a> AuditReport<'a> {
             error_findings: counts.severity[Severity::Error as usize],
             warning_findings: counts.severity[Severity::Warning as usize],
             info_findings: counts.severity[Severity::Info as usize],
-            by_rule: counts.by_rule.into_iter().collect(),
         };
+        problems.by_rule = counts.by_rule.into_iter().collect();
         AuditReport {
             totals,
-            findings: Findings(audit),
+            findings: Findings { audit, root },
             problems,
         }
     }
@@ -257,7 +291,7 @@ fn write_audit_json(
                 for (path, f) in part {
                     buf.extend_from_slice(b",\n    ");
                     let mut ser = serde_json::Serializer::with_formatter(&mut buf, Indented::at(2));
-                    JsonFinding::new(path, f)
+                    JsonFinding::new(summary.findings.root, path, f)
                         .serialize(&mut ser)
                         .expect("findings serialise");
                 }
@@ -403,7 +437,7 @@ fn print_github(audit: &AuditReport) {
         let _ = writeln!(
             out,
             "::{level} file={},line={},col={},title={}::{}",
-            escape_property(f.file_path),
+            escape_property(f.relative_path),
             f.line,
             f.column,
             escape_property(f.rule_id),
@@ -414,7 +448,7 @@ fn print_github(audit: &AuditReport) {
         let _ = writeln!(
             out,
             "::error file={},line={}::{}",
-            escape_property(&e.file_path),
+            escape_property(&e.relative_path),
             e.line.unwrap_or(1),
             escape_data(&e.message)
         );
@@ -504,7 +538,7 @@ fn summary_text(audit: &AuditReport) -> String {
     if audit.totals.error_findings > 0 || !audit.problems.file_errors.is_empty() {
         s.push_str("  ← BLOCKING");
     }
-    for (rule, n) in &audit.totals.by_rule {
+    for (rule, n) in &audit.problems.by_rule {
         s.push_str(&format!("\n  {n:>5}  {rule}"));
     }
     if !audit.problems.file_errors.is_empty() {
@@ -585,6 +619,7 @@ mod tests {
             severity: if fix { Severity::Error } else { Severity::Info },
             line,
             column: 3,
+            end: LineCol { line, column: 6 },
             offset: 10,
             snippet: "v domě \"uvozovky\" a\ttab".into(),
             message: "zpráva – s „uvozovkami“".into(),
@@ -593,6 +628,7 @@ mod tests {
                 replacement: "\u{a0}".into(),
                 start: LineCol { line, column: 3 },
                 end: LineCol { line, column: 5 },
+                length: 2,
             }),
         }
     }
@@ -649,7 +685,7 @@ mod tests {
         ];
         for (files, review) in cases {
             let audit = Audit::from_files(files);
-            let summary = AuditReport::new(&audit, review);
+            let summary = AuditReport::new(&audit, review, "/work/root");
             let mut expected = serde_json::to_vec_pretty(&summary).unwrap();
             expected.push(b'\n');
             let expected = String::from_utf8(expected).unwrap();

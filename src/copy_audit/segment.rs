@@ -15,8 +15,8 @@ use std::path::Path;
 /// The prompt document; its fenced block under "## The literal prompt template" is the
 /// template. Embedding it keeps the binary self-contained while the document stays the
 /// single source of truth.
-const PROMPT_DOC: &str = include_str!("../../docs/segmentation-prompt-v1.md");
-const PROMPT_DOC_PATH: &str = "docs/segmentation-prompt-v1.md";
+const PROMPT_DOC: &str = include_str!("../../docs/segmentation-prompt-v3.md");
+const PROMPT_DOC_PATH: &str = "docs/segmentation-prompt-v3.md";
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

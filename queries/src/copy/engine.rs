@@ -134,8 +134,13 @@ pub struct Finding {
     pub severity: Severity,
     pub line: u32,
     pub column: u32,
+    /// Where the matched text ends in the source (exclusive), for editors and SARIF-style
+    /// ranges; the reference reports only the start.
+    pub end: LineCol,
     /// Source byte offset of the reported position.
     pub offset: usize,
+    /// The matched text as the rule saw it (escapes decoded, markup left out), trimmed:
+    /// the reference's `snippet`. Cut to [`SNIPPET_MAX`] characters.
     pub snippet: String,
     pub message: String,
     pub fix: Option<SourceFix>,
@@ -149,6 +154,8 @@ pub struct SourceFix {
     pub replacement: String,
     pub start: LineCol,
     pub end: LineCol,
+    /// The range's length in UTF-16 code units: the reference's `fix.length`.
+    pub length: u32,
 }
 
 /// The audit of one file.
@@ -559,6 +566,8 @@ fn place<'h>(
         if ignored.covers(at.line) {
             continue;
         }
+        let matched_end = view.source_range(raw.hit.range.clone()).end.max(offset);
+        let snippet = snippet(&view.text[raw.hit.range.clone()]);
         let fix_range = raw
             .hit
             .fix
@@ -577,6 +586,7 @@ fn place<'h>(
             .map(|(range, replacement)| SourceFix {
                 start: index.line_col(text, range.start),
                 end: index.line_col(text, range.end),
+                length: crate::text::count_units(&text.as_bytes()[range.clone()]) as u32,
                 range,
                 replacement,
             });
@@ -588,8 +598,9 @@ fn place<'h>(
                 severity: meta.severity,
                 line: at.line,
                 column: at.column,
+                end: index.line_col(text, matched_end),
                 offset,
-                snippet: snippet(text, index, at),
+                snippet,
                 message,
                 fix,
             },
@@ -747,26 +758,14 @@ impl IgnoredLines {
     }
 }
 
-/// The source line of a finding, trimmed, cut to at most 80 characters around the column.
-fn snippet(text: &str, index: &LineIndex, at: LineCol) -> String {
-    const WIDTH: usize = 80;
-    let range = index.line_range(text, at.line).unwrap_or(0..0);
-    let line = &text[range];
-    let chars: Vec<char> = line.chars().collect();
-    let col = (at.column as usize).saturating_sub(1).min(chars.len());
-    let (mut from, mut to) = (0, chars.len());
-    if to - from > WIDTH {
-        from = col.saturating_sub(WIDTH / 2);
-        to = (from + WIDTH).min(chars.len());
-        from = to.saturating_sub(WIDTH);
+/// Longest snippet, in characters, before it is cut with `…`.
+pub const SNIPPET_MAX: usize = 80;
+
+/// The matched text, trimmed, cut to [`SNIPPET_MAX`] characters.
+fn snippet(matched: &str) -> String {
+    let matched = matched.trim();
+    match matched.char_indices().nth(SNIPPET_MAX) {
+        None => matched.to_owned(),
+        Some((cut, _)) => format!("{}…", matched[..cut].trim_end()),
     }
-    let mut s: String = chars[from..to].iter().collect();
-    s = s.trim().to_string();
-    if from > 0 {
-        s.insert(0, '…');
-    }
-    if to < chars.len() {
-        s.push('…');
-    }
-    s
 }

@@ -38,6 +38,7 @@ mod tests {
     fn fix(range: std::ops::Range<usize>, replacement: &str) -> SourceFix {
         let at = crate::text::LineCol { line: 1, column: 1 };
         SourceFix {
+            length: range.len() as u32,
             range,
             replacement: replacement.into(),
             start: at,

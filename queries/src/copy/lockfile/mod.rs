@@ -31,13 +31,16 @@ pub use write::to_canonical_string;
 /// migration the user must run deliberately, so it is refused rather than guessed at.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// Version of our segmentation prompt, recorded as `segmenter.promptVersion`.
+/// Version of our segmentation prompt (`docs/segmentation-prompt-v3.md`), recorded as
+/// `segmenter.promptVersion`.
 ///
-/// Lockfiles in the field were written by the reference implementation, whose prompt was
-/// already at version 2 when ours started at 1. Entries are therefore only considered
-/// outdated when the lockfile's version is *lower* than ours (see [`entry_state`]); a
-/// higher version is a newer prompt than ours and must not invalidate anything.
-pub const CURRENT_PROMPT_VERSION: u32 = 1;
+/// Lockfiles in the field were written under the reference implementation's prompt,
+/// version 2. Ours is 3, the first number above it, so that a v2 lockfile's unreviewed
+/// entries are re-listed (reason `prompt`) while its reviewed ones keep their signoff
+/// (seed invariant 6). Entries are only considered outdated when the lockfile's version is
+/// *lower* than ours (see [`entry_state`]); a higher version is a newer prompt than ours
+/// and must not invalidate anything.
+pub const CURRENT_PROMPT_VERSION: u32 = 3;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Lockfile {
@@ -210,9 +213,31 @@ impl<T> From<Option<T>> for Field<T> {
 
 /// Reads a lockfile: strict JSON of the schema's shape, then every seed invariant.
 pub fn parse(text: &str) -> Result<Lockfile, LockfileError> {
-    let lock = de::from_str(text)?;
+    let lock = de::from_str(text).map_err(|e| conflict_markers(text).unwrap_or(e))?;
     check::check_lockfile(&lock)?;
     Ok(lock)
+}
+
+/// A lockfile left with git's merge conflict markers: JSON's own error (a key that is not
+/// a string) would hide what happened, so the first marker line is named instead.
+fn conflict_markers(text: &str) -> Option<LockfileError> {
+    let (line, _) = text.lines().enumerate().find(|(_, l)| {
+        ["<<<<<<<", "=======", ">>>>>>>", "|||||||"]
+            .iter()
+            .any(|m| {
+                l.strip_prefix(m)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+            })
+    })?;
+    Some(LockfileError {
+        kind: LockfileErrorKind::Syntax,
+        line: Some(line + 1),
+        column: Some(1),
+        ..LockfileError::invariant(
+            "git merge conflict markers: resolve the conflict (keep both sides' entries, \
+             then re-run `copy-audit --list-unsegmented` for the files whose entries clash)",
+        )
+    })
 }
 
 /// [`parse`] from a stream (see `de::from_reader`). An error from here may be less precise

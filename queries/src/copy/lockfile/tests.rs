@@ -1204,3 +1204,18 @@ fn the_layout_reader_leaves_to_the_strict_reader_what_it_does_not_predict() {
         assert_eq!(Some(read), super::de::files_object(&quoted));
     }
 }
+
+#[test]
+fn conflict_markers_are_named_with_their_line() {
+    let mut lines: Vec<&str> = WORKED_EXAMPLES.lines().collect();
+    lines.insert(4, "<<<<<<< HEAD");
+    lines.insert(6, "=======");
+    lines.insert(8, ">>>>>>> feature/agenda");
+    let text = lines.join("\n");
+    let err = parse(&text).unwrap_err();
+    assert_eq!((err.line, err.column), (Some(5), Some(1)));
+    assert!(
+        err.to_string().contains("git merge conflict markers"),
+        "{err}"
+    );
+}
