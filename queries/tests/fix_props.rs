@@ -42,7 +42,7 @@ fn fixed_point(lang: &str, format: Format, source: &str) -> (String, usize) {
             .iter()
             .filter_map(|f| f.fix.as_ref())
             .collect();
-        let (next, _) = apply(&current, fixes);
+        let next = apply(&current, fixes).text;
         if next == current {
             return (current, pass);
         }

@@ -29,6 +29,8 @@ pub fn run(
 ) -> Result<(), Failure> {
     let _guard = DirLock::acquire(&ws.root)
         .map_err(|e| Failure::new(format!("cannot lock {}: {e}", ws.root.display())))?;
+    // Counted over every pass: a file fixed in two passes is one file.
+    let (mut total, mut touched) = (0, std::collections::BTreeSet::new());
     for _ in 0..MAX_PASSES {
         let mut lock = ws.read_lockfile()?;
         // Fixing needs the bytes of every file anyway: no caches.
@@ -64,10 +66,13 @@ pub fn run(
             let Ok(text) = source.text() else {
                 continue;
             };
-            let (fixed, keeps_coordinates) = apply(text, fixes);
+            let applied = apply(text, fixes);
+            let (fixed, keeps_coordinates) = (applied.text, applied.keeps_coordinates);
             if fixed == text {
                 continue;
             }
+            total += applied.count;
+            touched.insert(path.clone());
             write_if_changed(&abs, fixed.as_bytes())
                 .map_err(|e| Failure::new(format!("{path}: cannot write the fix: {e}")))?;
             changed = true;
@@ -90,5 +95,7 @@ pub fn run(
             break;
         }
     }
+    // The reference's line, on stderr so that `--fix --json` stays one JSON document.
+    eprintln!("Applied {total} fixes in {} files", touched.len());
     Ok(())
 }

@@ -2,13 +2,24 @@
 
 use crate::copy::engine::SourceFix;
 
-/// Applies non-overlapping fixes in source order. Also says whether every applied fix
-/// kept line:column coordinates (one character for one character, no line breaks).
-pub fn apply(text: &str, mut fixes: Vec<&SourceFix>) -> (String, bool) {
+/// What [`apply`] made of a text.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Applied {
+    pub text: String,
+    /// Fixes that changed the text (overlapping and no-op fixes are not counted).
+    pub count: usize,
+    /// Every applied fix kept line:column coordinates (one character for one character,
+    /// no line breaks).
+    pub keeps_coordinates: bool,
+}
+
+/// Applies non-overlapping fixes in source order.
+pub fn apply(text: &str, mut fixes: Vec<&SourceFix>) -> Applied {
     fixes.sort_by_key(|f| (f.range.start, f.range.end));
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     let mut keeps = true;
+    let mut count = 0;
     for fix in fixes {
         if fix.range.start < at || fix.range.end > text.len() {
             continue;
@@ -21,9 +32,14 @@ pub fn apply(text: &str, mut fixes: Vec<&SourceFix>) -> (String, bool) {
         out.push_str(&text[at..fix.range.start]);
         out.push_str(&fix.replacement);
         at = fix.range.end;
+        count += 1;
     }
     out.push_str(&text[at..]);
-    (out, keeps)
+    Applied {
+        text: out,
+        count,
+        keeps_coordinates: keeps,
+    }
 }
 
 fn single_char_no_newline(s: &str) -> bool {
@@ -51,18 +67,26 @@ mod tests {
         let a = fix(1..2, "\u{a0}");
         let b = fix(1..3, "X");
         let c = fix(7..10, "…");
-        let (out, keeps) = apply("v domě...", vec![&c, &b, &a]);
-        assert_eq!(out, "v\u{a0}domě…");
-        assert!(!keeps, "`...` → `…` shifts columns");
+        let applied = apply("v domě...", vec![&c, &b, &a]);
+        assert_eq!(applied.text, "v\u{a0}domě…");
+        assert_eq!(
+            applied.count, 2,
+            "the overlapping fix waits for the next pass"
+        );
+        assert!(!applied.keeps_coordinates, "`...` → `…` shifts columns");
     }
 
     #[test]
     fn one_char_for_one_char_keeps_coordinates() {
         let a = fix(1..2, "\u{a0}");
-        assert_eq!(apply("v domě", vec![&a]), ("v\u{a0}domě".to_string(), true));
+        let applied = apply("v domě", vec![&a]);
+        assert_eq!(
+            (applied.text.as_str(), applied.keeps_coordinates),
+            ("v\u{a0}domě", true)
+        );
         let joined = fix(1..2, "\u{a0}");
         assert!(
-            !apply("v\ndomě", vec![&joined]).1,
+            !apply("v\ndomě", vec![&joined]).keeps_coordinates,
             "joining lines moves columns"
         );
     }

@@ -26,7 +26,8 @@
 //!   become a placeholder, `<pre>`, `<script>`, `<style>`, `<svg>` are skipped.
 //! - JSX attribute strings are views, except for attributes that hold identifiers, URLs
 //!   or styling ([`CODE_ATTRIBUTES`], `data-*`); strings inside the `{…}` value of such an
-//!   attribute are skipped too (`className={cn('…')}`).
+//!   attribute are skipped too (`className={cn('…')}`), and so are the values of object
+//!   properties of those names (`{ className: '…', href: '…' }`).
 //!
 //! The lexer never fails: an unterminated construct ends at the end of its line (strings)
 //! or of the file.
@@ -92,6 +93,12 @@ const CODE_ATTRIBUTES: &[&str] = &[
     "aria-describedby",
     "aria-controls",
 ];
+
+/// Whether an attribute (or a property of the same name) holds identifiers, URLs or
+/// styling rather than prose.
+fn is_code_attribute(name: &str) -> bool {
+    CODE_ATTRIBUTES.contains(&name) || name.starts_with("data-")
+}
 
 /// Template literal tags whose text is another language.
 const CODE_TAGS: &[&str] = &[
@@ -416,7 +423,11 @@ impl<'a> Lexer<'a> {
         let key =
             before_colon && (matches!(self.prev[0], Tok::Punct(b'{' | b',')) || p0 == Some("case"));
         let directive = matches!(draft.text(), "use strict" | "use client" | "use server");
-        specifier || key || directive
+        // `{ className: '…' }`, `{ href: '…' }`: the value of a property named like an
+        // attribute that holds identifiers, URLs or styling (class lists passed around in
+        // objects, not only in JSX attributes).
+        let code_property = self.prev[0] == Tok::Punct(b':') && p1.is_some_and(is_code_attribute);
+        specifier || key || directive || code_property
     }
 
     fn template(&mut self, mute: bool) {
@@ -645,7 +656,7 @@ impl<'a> Lexer<'a> {
                     let name_start = self.pos;
                     let name_end = self.tag_name_end(name_start);
                     let name = &self.src[name_start..name_end];
-                    let code = CODE_ATTRIBUTES.contains(&name) || name.starts_with("data-");
+                    let code = is_code_attribute(name);
                     self.pos = name_end;
                     let value = self.src[self.pos..self.end].trim_start();
                     if let Some(value) = value.strip_prefix('=') {
@@ -1059,9 +1070,10 @@ const r = require('fs');
 declare module 'z' {}
 const o = { 'aria-label': 'Zavřít', b: cond ? 'ano' : 'ne' };
 switch (k) { case 'a': break; }
+const s = { className: 'border border-[#ccc]', href: '/a/b', d: 'M0 0L1 1', title: 'Nápověda' };
 ";
         let v = views(src);
-        assert_eq!(texts(&v), ["Zavřít", "ano", "ne"]);
+        assert_eq!(texts(&v), ["Zavřít", "ano", "ne", "Nápověda"]);
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! `se`/`si` next to the preposition `se` (`ptal se se zájmem`), `to to` (`bylo to to
 //! nejlepší`), `je je` (`kde je je najít`), and the idioms `už už` and `tak tak`. Two
 //! copies that both start with a capital are a name (`Bora Bora`), and words with digits
-//! are not words.
+//! are not words. A copy joined to its neighbour by a hyphen or a slash is part of a
+//! longer token (`e-mail mail`, `ano/ne ne`) and never fires; across markup it fires
+//! without a fix, as removing the source range would remove the markup too.
 
 use super::repeat::report_repeats;
 use super::scan::MetaSource;

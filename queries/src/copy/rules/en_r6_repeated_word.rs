@@ -8,7 +8,10 @@
 //! Stays silent where English grammar or usage repeats a word on purpose: `that that`,
 //! `had had`, `is is`, `do do`, and interjections such as `ha ha`, `no no`, `bye bye`,
 //! `blah blah`. Two copies that both start with a capital (`Bora Bora`, `Sing Sing`) are
-//! names, not slips.
+//! names, not slips. A copy joined to the text around it by a hyphen or a slash is part
+//! of a longer token, not a repeated word (`sign-in in the`, `border border-[#ccc]`): it
+//! never fires. Across markup (`the **the**`) it fires without a fix, because removing
+//! the source range would remove the markup too.
 
 use super::repeat::report_repeats;
 use super::scan::MetaSource;
@@ -108,5 +111,31 @@ mod tests {
         ] {
             assert!(hits(&r, text).is_empty(), "{text:?}");
         }
+    }
+
+    /// The reference's `--fix` deleted a Tailwind class and a word of `sign-in in the`.
+    #[test]
+    fn copies_joined_by_a_hyphen_or_slash_are_no_repeat() {
+        let r = RepeatedWord::new();
+        for text in [
+            "Click sign-in in the corner.",
+            "class border border-[#ccc]",
+            "and/or or not",
+            "the the-end",
+        ] {
+            assert!(hits(&r, text).is_empty(), "{text:?}");
+        }
+        assert_eq!(starts(&r, "a sign in in the corner"), vec![10]);
+    }
+
+    #[test]
+    fn across_markup_it_fires_without_a_fix() {
+        use crate::copy::extract::{Format, extract};
+        let views = extract(Format::Markdown, "Open the **the** file and the the end.\n").unwrap();
+        let mut found = Vec::new();
+        RepeatedWord::new().check(&views[0], &mut found);
+        assert_eq!(found.len(), 2);
+        assert!(found[0].fix.is_none(), "the markup would go with the word");
+        assert!(found[1].fix.is_some());
     }
 }

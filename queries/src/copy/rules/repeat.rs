@@ -58,20 +58,35 @@ pub(super) struct Repeat {
 }
 
 /// What both rules report: a hit for every repeat that words of at least `min_chars`
-/// characters, other than the (lowercase) words in `allowed`, make.
+/// characters, other than the (lowercase) words in `allowed`, make, and that is a repeat
+/// of separate words (see [`Repeat::joined`]).
+///
+/// The fix (removing the second copy and the gap before it) is offered only where the
+/// two words and the gap are one verbatim stretch of the source: across markup
+/// (`the **the**`) or an escape, removing the source range would take the markup with it.
 pub(super) fn report_repeats(
     scans: &Scans<'_>,
     min_chars: usize,
     allowed: &[&str],
     out: &mut Vec<Hit>,
 ) {
-    let text = &scans.view().text;
+    let view = scans.view();
+    let text = &view.text;
     out.extend(
         scans
             .repeats()
             .iter()
-            .filter(|r| r.admitted(text, min_chars, allowed))
-            .map(|r| r.hit(text)),
+            .filter(|r| r.admitted(text, min_chars, allowed) && !r.joined(text))
+            .map(|r| {
+                let mut hit = r.hit(text);
+                let pair = r.first.start..r.second.end;
+                if !view.is_verbatim(pair.clone())
+                    || view.source_range(pair.clone()).len() != pair.len()
+                {
+                    hit.fix = None;
+                }
+                hit
+            }),
     );
 }
 
@@ -85,6 +100,16 @@ impl Repeat {
         }
         let word: String = first.chars().flat_map(char::to_lowercase).collect();
         !allowed.contains(&word.as_str())
+    }
+
+    /// Whether either copy is part of a longer token, joined to the text around it by a
+    /// hyphen or a slash: `sign-in in the`, `border border-[#ccc]`, `and/or or`. Those
+    /// are not a word written twice, and removing "the duplicate" destroys the token
+    /// (the reference's fix deleted a Tailwind class and a word this way).
+    pub fn joined(&self, text: &str) -> bool {
+        let joiner = |c: Option<char>| matches!(c, Some('-' | '/' | '\\' | '_' | '[' | ']'));
+        joiner(text[..self.first.start].chars().next_back())
+            || joiner(text[self.second.end..].chars().next())
     }
 
     /// The hit both rules report: at the second copy, fixed by removing it and the gap
