@@ -13,11 +13,17 @@ pub struct Tree {
 
 impl Tree {
     pub fn copy_of(fixture: &str) -> Tree {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures")
-            .join(fixture);
+        Tree::copy_of_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures")
+                .join(fixture),
+        )
+    }
+
+    /// A writable copy of any directory (the shared conformance trees are read-only).
+    pub fn copy_of_dir(src: &Path) -> Tree {
         let dir = tempfile::tempdir().expect("temp dir");
-        copy_dir(&src, dir.path());
+        copy_dir(src, dir.path());
         Tree { dir }
     }
 
@@ -88,6 +94,11 @@ fn copy_dir(src: &Path, dst: &Path) {
             copy_dir(&entry.path(), &to);
         } else {
             fs::copy(entry.path(), &to).unwrap();
+            // Read-only sources make read-only copies: the copy is the test's to change.
+            let mut perms = fs::metadata(&to).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            fs::set_permissions(&to, perms).unwrap();
         }
     }
 }
