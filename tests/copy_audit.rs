@@ -438,7 +438,13 @@ fn fix_touches_only_fresh_files_outside_code_and_other_languages_and_is_idempote
     let tree = Tree::copy_of("copy");
     let welcome_before = tree.read(WELCOME);
     let agenda_before = tree.read(AGENDA);
-    tree.copy_audit().arg("--fix").output().unwrap();
+    let fixed = tree.copy_audit().arg("--fix").output().unwrap();
+    let said = String::from_utf8_lossy(&fixed.stderr);
+    assert!(
+        said.lines()
+            .any(|l| l.starts_with("Applied ") && l.ends_with(" fixes in 2 files")),
+        "the reference's summary line: {said}"
+    );
     let uvod = tree.read(UVOD);
     assert!(uvod.contains("v\u{a0}reálném"), "R1 fixed");
     assert!(
@@ -469,12 +475,14 @@ fn fix_touches_only_fresh_files_outside_code_and_other_languages_and_is_idempote
         .iter()
         .map(|p| tree.read(p))
         .collect();
-    tree.copy_audit().arg("--fix").output().unwrap();
+    let second = tree.copy_audit().arg("--fix").output().unwrap();
     let again: Vec<String> = [UVOD, AGENDA, WELCOME, SETUP, LOCK]
         .iter()
         .map(|p| tree.read(p))
         .collect();
     assert_eq!(snapshot, again, "a second --fix changes nothing");
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains("Applied 0 fixes in 0 files"), "{said}");
 
     tree.copy_audit()
         .args(["--fix", "--fix-unsegmented"])
@@ -815,4 +823,140 @@ fn gitignore_is_honoured_inside_a_git_repository_only() {
     let (_, r) = audit_json(&tree, &[]);
     assert_eq!(r["totalFiles"], 3);
     assert!(!files_with_findings(&r).contains(SETUP));
+}
+
+/// Columns are UTF-16 code units, as the reference, SARIF and LSP count: an emoji is two
+/// columns, before a finding and before a span's start alike.
+#[test]
+fn columns_count_utf16_code_units_around_an_emoji() {
+    let tree = Tree::copy_of("copy");
+    let file = "content/talks/emoji.md";
+    tree.write(file, "😀 Sejdeme se v lese.\n\n😀x v lese\n");
+    let (_, r) = audit_json(&tree, &[]);
+    assert_eq!(positions(&r, file, "cs-R1-nbsp-prep"), [(1, 15), (3, 5)]);
+    let fix = &findings(&r, file, "cs-R1-nbsp-prep")[0]["fix"];
+    assert_eq!(
+        (fix["line"].as_u64(), fix["column"].as_u64()),
+        (Some(1), Some(16))
+    );
+    assert_eq!(fix["length"], 1);
+    // A span over the `v` of line 3 only, in UTF-16 columns: tagged English, it drops the
+    // Czech finding there (counted in characters, column 5 would be the space after it).
+    let span = r#"{"spans":[{"startLine":3,"startColumn":5,"endLine":3,"endColumn":5,"language":"en","kind":"prose"}]}"#;
+    tree.copy_audit()
+        .args(["lockfile", "add", file, "--spans", "-"])
+        .write_stdin(span)
+        .assert()
+        .success();
+    let (_, r) = audit_json(&tree, &[]);
+    assert_eq!(positions(&r, file, "cs-R1-nbsp-prep"), [(1, 15)]);
+}
+
+/// Agent-written spans end past their line or on the empty line after the final newline:
+/// the audit reads them as pairs, `lockfile check` notes them, `lockfile normalize`
+/// writes them exactly and keeps the review; a span covering nothing is a problem.
+#[test]
+fn spans_past_an_end_are_read_checked_and_normalized() {
+    let tree = Tree::copy_of("copy");
+    let file = "content/talks/konec.md";
+    tree.write(file, "Jdu v lese.\nA pak domů.\n");
+    // The whole file as English, ending on the empty line 3, column 40.
+    let span = r#"{"spans":[{"startLine":1,"startColumn":1,"endLine":3,"endColumn":40,"language":"en","kind":"prose"}]}"#;
+    let added = tree
+        .copy_audit()
+        .args(["lockfile", "add", file, "--spans", "-"])
+        .write_stdin(span)
+        .output()
+        .unwrap();
+    assert!(added.status.success());
+    let said = String::from_utf8_lossy(&added.stderr);
+    assert!(
+        said.contains("span 1 (1:1–3:40) reaches past the end of the file; written as 1:1–2:12"),
+        "{said}"
+    );
+    let (_, r) = audit_json(&tree, &[]);
+    assert!(
+        findings(&r, file, "cs-R1-nbsp-prep").is_empty(),
+        "English all through"
+    );
+
+    // A hand edit puts the end back past the file, then the entry is reviewed.
+    let edit = |change: &dyn Fn(&mut Value)| {
+        let mut lock = json(tree.read(LOCK).as_bytes());
+        change(&mut lock["files"][file]["spans"]);
+        tree.write(LOCK, &serde_json::to_string_pretty(&lock).unwrap());
+    };
+    edit(&|spans| {
+        spans[0]["endLine"] = 3.into();
+        spans[0]["endColumn"] = 40.into();
+    });
+    tree.copy_audit()
+        .args(["lockfile", "mark-reviewed", file, "--by", "eva@2026-12-01"])
+        .assert()
+        .success();
+    let problems = |tree: &Tree| {
+        let check = tree
+            .copy_audit()
+            .args(["lockfile", "check", "--json"])
+            .output()
+            .unwrap();
+        let report = json(&check.stdout);
+        let mine: Vec<Value> = report["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["path"] == file)
+            .cloned()
+            .collect();
+        (check.status.code(), mine)
+    };
+    let (code, mine) = problems(&tree);
+    assert_eq!(code, Some(1), "the fixture has a stale entry");
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert_eq!(mine[0]["kind"], "pastEnd");
+    assert_eq!(mine[0]["exact"], "1:1–2:12");
+    tree.copy_audit()
+        .args(["lockfile", "normalize"])
+        .assert()
+        .success();
+    let lock = json(tree.read(LOCK).as_bytes());
+    let entry = &lock["files"][file];
+    assert_eq!(
+        entry["reviewedBy"], "eva@2026-12-01",
+        "the covered text did not change"
+    );
+    assert_eq!(entry["spans"][0]["endLine"], 2);
+    assert_eq!(entry["spans"][0]["endColumn"], 12);
+    let normalized = tree.read(LOCK);
+    tree.copy_audit()
+        .args(["lockfile", "normalize"])
+        .assert()
+        .success();
+    assert_eq!(tree.read(LOCK), normalized, "nothing left to write");
+    assert!(problems(&tree).1.is_empty());
+
+    // A span after the end of the file covers nothing: check names it, the audit ignores
+    // it and says so with --verbose.
+    edit(&|spans| {
+        let mut after = spans[0].clone();
+        for key in ["startLine", "endLine"] {
+            after[key] = 3.into();
+        }
+        for key in ["startColumn", "endColumn"] {
+            after[key] = 1.into();
+        }
+        spans.as_array_mut().unwrap().push(after);
+    });
+    let (_, mine) = problems(&tree);
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert_eq!(mine[0]["kind"], "coversNothing");
+    assert_eq!(mine[0]["span"], 2);
+    let verbose = tree.copy_audit().arg("--verbose").output().unwrap();
+    let said = String::from_utf8_lossy(&verbose.stderr);
+    assert!(
+        said.contains(&format!(
+            "warning: {file}: span 2 (3:1–3:1) covers no character"
+        )),
+        "{said}"
+    );
 }

@@ -577,6 +577,17 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
                 f.report.findings.len()
             );
         }
+        // Spans the audit ignored because they cover nothing: what `lockfile check` says.
+        let parsed = ws.read_lockfile()?;
+        for f in audit.files() {
+            if let Some(entry) = parsed.files.get(&f.path) {
+                for p in super::lockfile_cmd::entry_problems(ws, &f.path, entry) {
+                    if p.kind == "coversNothing" {
+                        eprintln!("warning: {}: {}", p.path, p.message);
+                    }
+                }
+            }
+        }
     }
     let review = match args.require_reviewed {
         true => Some(review_status(&lock, &audit)?),

@@ -34,7 +34,7 @@ pub fn run(ws: &Workspace, cmd: LockfileCommand, format: OutputFormat) -> Result
                     "{rel}: span {} ({}) reaches past the end of {}; written as {}",
                     c.span + 1,
                     range_text(c.from),
-                    past_what(c.from.1, c.to.1),
+                    past_what(c.from, c.to),
                     range_text(c.to)
                 );
             }
@@ -151,12 +151,15 @@ fn range_text((start, end): (LineCol, LineCol)) -> String {
     )
 }
 
-/// Which end a span's end reached past, given where it is clamped to.
-fn past_what(given: LineCol, exact: LineCol) -> String {
-    if given.line > exact.line {
+/// Which end a span reached past, from its coordinates as given and written exactly: the
+/// file, or a line (its start's when the start moved, else its end's).
+fn past_what(given: (LineCol, LineCol), exact: (LineCol, LineCol)) -> String {
+    if given.1.line > exact.1.line && given.0 == exact.0 {
         "the file".to_owned()
+    } else if given.0 != exact.0 {
+        format!("line {}", given.0.line)
     } else {
-        format!("line {}", given.line)
+        format!("line {}", given.1.line)
     }
 }
 
@@ -250,17 +253,17 @@ fn list(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
 /// One thing `lockfile check` found wrong with an entry.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Problem {
-    path: String,
+pub(super) struct Problem {
+    pub path: String,
     /// `stale`, `fileMissing`, `unreadable`, `coversNothing` or `pastEnd`.
-    kind: &'static str,
+    pub kind: &'static str,
     /// The span's 1-based number in the entry.
     #[serde(skip_serializing_if = "Option::is_none")]
     span: Option<usize>,
     /// The exact coordinates of a `pastEnd` span (what `lockfile normalize` writes).
     #[serde(skip_serializing_if = "Option::is_none")]
     exact: Option<String>,
-    message: String,
+    pub message: String,
 }
 
 impl Problem {
@@ -316,7 +319,8 @@ fn check(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
     })
 }
 
-fn entry_problems(ws: &Workspace, rel: &str, entry: &Entry) -> Vec<Problem> {
+/// What is wrong with `rel`'s entry, against the file as it is now.
+pub(super) fn entry_problems(ws: &Workspace, rel: &str, entry: &Entry) -> Vec<Problem> {
     let problem = |kind, span: Option<usize>, exact: Option<String>, message: String| Problem {
         path: rel.to_owned(),
         kind,
@@ -369,7 +373,7 @@ fn entry_problems(ws: &Workspace, rel: &str, entry: &Entry) -> Vec<Problem> {
                     "span {} ({}) reaches past the end of {}; it covers {}",
                     i + 1,
                     range_text(given),
-                    past_what(given.1, end),
+                    past_what(given, (start, end)),
                     range_text((start, end))
                 ),
             )),
