@@ -80,7 +80,7 @@ pub fn run(ws: &Workspace, path: &Path, format: OutputFormat) -> Result<Outcome,
             shape: serde_json::json!({
                 "spans": [{
                     "startLine": "int, 1-based",
-                    "startColumn": "int, 1-based, in Unicode scalar values",
+                    "startColumn": "int, 1-based, in UTF-16 code units (an emoji is two)",
                     "endLine": "int, inclusive",
                     "endColumn": "int, inclusive",
                     "language": "ISO 639-1 code or \"unknown\"",

@@ -16,8 +16,9 @@ pub fn catalogue_markdown(set: &RuleSet) -> String {
     out.push_str(
         "Every rule below runs on prose only (Markdown markup, code and URLs are removed \
          before a rule sees the text) and only where the text's language is one of the \
-         rule's languages. Each finding is reported at a 1-based line and column counted \
-         in Unicode scalar values (an emoji counts as one column). `copy-audit \
+         rule's languages, and only the rules of the profiles the config declares \
+         (`extends`, else `language`) run. Each finding is reported at a 1-based line and \
+         column counted in UTF-16 code units (an emoji counts as two columns). `copy-audit \
          --self-test` checks that every rule still fires on each *flagged* example, stays \
          silent on each *accepted* one, and that its fix cures its own finding.\n\n",
     );
