@@ -14,6 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 COPY_SIZES=${COPY_SIZES-"1000 10000 100000"}
+# Copies of the real repository's three trees (benches/real_corpus.rs): 51 files and
+# about 2.3 MB of lockfile each.
+REAL_COPIES=${REAL_COPIES-"40"}
 COPY_MISTAKES=${COPY_MISTAKES:-0.1}
 HARSH_SIZES=${HARSH_SIZES-"100000"}
 SOIL_SIZES=${SOIL_SIZES-"1000 10000 50000"}
@@ -21,11 +24,12 @@ RUNS=${RUNS:-5}
 WORK=${WORK:-/tmp/lockgraph-scale}
 mkdir -p "$WORK"
 
-cargo build --release --quiet --bin copy-audit --bin soil-lock --example gen_corpus --example floor
+cargo build --release --quiet --bin copy-audit --bin soil-lock --example gen_corpus --example floor --example real_corpus
 BIN=target/release
 COPY_AUDIT=$PWD/$BIN/copy-audit
 SOIL_LOCK=$PWD/$BIN/soil-lock
 GEN=$PWD/$BIN/examples/gen_corpus
+REAL=$PWD/$BIN/examples/real_corpus
 FLOOR=$PWD/$BIN/examples/floor
 
 now() { date +%s%N; }
@@ -94,6 +98,23 @@ copy_row() {
 
 copy_rows "$COPY_SIZES" "$COPY_MISTAKES"
 copy_rows "$HARSH_SIZES" 2
+
+for n in $REAL_COPIES; do
+  dir="$WORK/real-$n"
+  [ -f "$dir/.copy-editor.yaml" ] || "$REAL" "$dir" "$n" 2>/dev/null
+  edit="$dir/copies/0000/b14f4c7/content/talks/codex-demo-script.md"
+  read -r floor _ < <(measure ":" "$FLOOR" "$dir" md json)
+  cd "$dir"
+  read -r cold rss_cold < <(measure "rm -rf .lockgraph" "$COPY_AUDIT" --json)
+  "$COPY_AUDIT" --json >/dev/null || true
+  read -r warm rss_warm < <(measure ":" "$COPY_AUDIT" --json)
+  read -r edited rss_edit < <(measure "echo 'Doplněná věta číslo '\$RANDOM'.' >> '$edit'" "$COPY_AUDIT" --json)
+  cd - >/dev/null
+  rss=$(printf '%s\n' "$rss_cold" "$rss_warm" "$rss_edit" | sort -n | tail -n 1)
+  printf '%-10s %8s | %6s ms | %6s ms %7s | %6s ms %7s | %6s ms %7s | %6s MB\n' "real ×$n" "$(( n * 51 ))" "$floor" \
+    "$cold" "$(ratio "$cold" "$floor")" "$warm" "$(ratio "$warm" "$floor")" \
+    "$edited" "$(ratio "$edited" "$floor")" "$(( rss / 1024 ))"
+done
 
 for n in $SOIL_SIZES; do
   dir="$WORK/soil-$n"
