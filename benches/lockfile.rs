@@ -1,6 +1,6 @@
-//! Reading and writing the copy-audit lockfile: `lockfile::parse` (strict JSON plus every
-//! seed invariant), `lockfile::pieces::entries` (what a cold audit reads its lockfile
-//! with: the canonical layout's reader, the same invariants) and
+//! Reading and writing the copy-audit lockfile: `lockfile::parse` (the strict reader:
+//! strict JSON plus every seed invariant), `lockfile::read` (what every command reads it
+//! with: the canonical layout's fast path on every core, the same invariants) and
 //! `lockfile::to_canonical_string`, on the lockfile of a generated 10k-file corpus (10k
 //! entries, among them the big JSON file's entry with a span per string).
 //!
@@ -9,7 +9,7 @@
 #[path = "support/corpus.rs"]
 mod corpus;
 
-use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use lockgraph_queries::copy::lockfile;
 use std::hint::black_box;
 use std::time::Duration;
@@ -50,22 +50,13 @@ fn bench_lockfile(c: &mut Criterion) {
     group.bench_function("parse/10k_entries", |b| {
         b.iter(|| lockfile::parse(black_box(&text)))
     });
-    // The whole `files` object as one piece, as `pieces::entries` takes it (it marks the
-    // piece's first and last byte, so each iteration gets a fresh copy, untimed).
-    let open = text.find(std::str::from_utf8(lockfile::pieces::FILES_OPEN).unwrap());
-    let piece = text[open.unwrap() + lockfile::pieces::FILES_OPEN.len()..]
-        .strip_suffix("  }\n}\n")
-        .unwrap()
-        .as_bytes()
-        .to_vec();
-    let read = lockfile::pieces::entries(&mut piece.clone(), true).expect("a canonical piece");
-    assert_eq!(read.len(), ENTRIES);
-    group.bench_function("pieces/10k_entries", |b| {
-        b.iter_batched_ref(
-            || piece.clone(),
-            |piece| lockfile::pieces::entries(black_box(piece), true),
-            BatchSize::LargeInput,
-        )
+    assert_eq!(
+        lockfile::read(&text).as_ref(),
+        Ok(&lock),
+        "the fast path agrees"
+    );
+    group.bench_function("read/10k_entries", |b| {
+        b.iter(|| lockfile::read(black_box(&text)))
     });
     group.bench_function("to_canonical_string/10k_entries", |b| {
         b.iter(|| lockfile::to_canonical_string(black_box(&lock)))

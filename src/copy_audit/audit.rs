@@ -17,7 +17,6 @@ use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs;
 use std::sync::Arc;
@@ -304,46 +303,31 @@ pub fn audit(
         .as_bytes(),
     );
     let join = crate::timings::phase("join the stat index and lockfile summary");
-    // Two passes over sorted lists, each on a core. A lockfile read as the audit goes
-    // gives each chunk's summaries when the chunk starts.
+    // Two passes over sorted lists, each on a core.
     let (known, infos) = rayon::join(
         || match caches.as_mut() {
             Some(c) => c.known_hashes(&files),
             None => vec![None; files.len()],
         },
-        || {
-            (!lock.reads_as_it_goes())
-                .then(|| lock.infos(files.iter().map(|(p, _)| p.as_str())))
-                .transpose()
-        },
+        || lock.infos(files.iter().map(|(p, _)| p.as_str())),
     );
     let infos = infos?;
     drop(join);
     let shared = caches.as_ref();
     let scan = crate::timings::phase("stat, read, audit");
     // Each worker moves its chunk's paths into the reports (a copy of each was a tenth of
-    // a warm run's merge); the stats stay for the stat index. The workers take chunks in
-    // path order (a bridge hands them out one by one, where splitting the list would
-    // start a worker in its middle), so a lockfile read as the audit goes is read from
-    // front to back, a little ahead of both.
+    // a warm run's merge); the stats stay for the stat index.
     let mut chunks: Vec<(usize, Chunk)> = files
         .chunks_mut(CHUNK)
         .zip(known.chunks(CHUNK))
+        .zip(infos.chunks(CHUNK))
         .enumerate()
         .par_bridge()
-        .map(|(i, (chunk, known))| {
-            let (infos, mut entries) = match &infos {
-                Some(all) => (Cow::Borrowed(&all[i * CHUNK..][..chunk.len()]), None),
-                None => {
-                    let (infos, entries) =
-                        lock.chunk_infos(chunk.iter().map(|(p, _)| p.as_str()))?;
-                    (Cow::Owned(infos), entries)
-                }
-            };
+        .map(|(i, ((chunk, known), infos))| {
             let mut done = Vec::with_capacity(chunk.len());
             let mut sides = Vec::with_capacity(chunk.len());
-            let each = chunk.iter_mut().zip(known).zip(infos.iter()).enumerate();
-            for (j, (((path, stat), known), info)) in each {
+            let each = chunk.iter_mut().zip(known).zip(infos.iter());
+            for (((path, stat), known), info) in each {
                 progress.inc();
                 let path = std::mem::take(path);
                 let mut scanned = scan_one(ws, &path, *stat, *known)?;
@@ -353,7 +337,7 @@ pub fn audit(
                 let key = findings_key(&path, &scanned.hash, state, info.as_ref(), &settings_key);
                 // Taken out of the cache here, on the workers, not cloned.
                 let taken = shared.map_or(Taken::Missing, |c| c.take_findings(&key));
-                if info.is_some() && entries.is_none() && !matches!(taken, Taken::Missing) {
+                if info.is_some() && !matches!(taken, Taken::Missing) {
                     lock.release_entry(&path);
                 }
                 let (report, origin) = match taken {
@@ -381,12 +365,16 @@ pub fn audit(
                                     .map_err(|e| Failure::new(format!("{path}: {e}")))?,
                             ),
                         };
-                        let entry = match &mut entries {
-                            Some(entries) => entries[j].take(),
-                            None => lock.take_entry(&path, info.as_ref())?,
+                        // A stale entry's spans describe other bytes and are never used:
+                        // its file needs no entry (and an edited file, no lockfile read).
+                        let entry = match state.has_usable_spans() {
+                            true => lock.take_entry(&path, info.as_ref())?,
+                            false => None,
                         };
                         let format = Format::from_path(&path);
-                        let report = engine::report_once(&setup, format, &source, entry.as_ref());
+                        let mut report =
+                            engine::report_once(&setup, format, &source, entry.as_ref());
+                        report.state = state;
                         (report, Origin::Engine)
                     }
                 };
@@ -409,8 +397,6 @@ pub fn audit(
         let sides = chunks.iter().flat_map(|(_, (_, sides))| sides);
         sides.filter(|s| s.read).count()
     });
-    // Every entry is read and checked before anything is written or reported.
-    lock.finish()?;
     let merge = crate::timings::phase("merge");
     chunks.sort_unstable_by_key(|(i, _)| *i);
     let (chunks, sides): (Vec<_>, Vec<_>) = chunks.into_iter().map(|(_, c)| c).unzip();

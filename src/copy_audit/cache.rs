@@ -33,7 +33,7 @@ pub use crate::statcache::Stat;
 
 /// Bumped whenever the engine's output for the same inputs may change, or the keys are
 /// derived differently: part of every key and of the file headers.
-pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache10");
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache11");
 
 const STAT_FILE: &str = "stat-index.v1";
 const LOCK_SUMMARY_FILE: &str = "lock-summary.v1";
@@ -102,17 +102,6 @@ pub struct LockInfo {
     pub reviewed: bool,
     /// Fingerprint of what the span filter reads of the spans.
     pub spans: Raw32,
-    /// Where the entry lies in the lockfile, when it was read in the canonical layout: a
-    /// run that needs a few entries in full reads just them (see `lockview`).
-    pub at: Option<EntryAt>,
-}
-
-/// An entry's text in the lockfile: from the line break before its path to its closing
-/// brace (see `lockfile::pieces::entry_ranges`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EntryAt {
-    pub offset: u64,
-    pub len: u32,
 }
 
 impl LockInfo {

@@ -7,7 +7,6 @@ mod fix;
 mod lockfile_cmd;
 mod lockview;
 mod report;
-mod rounds;
 mod segment;
 pub mod watch;
 pub mod workspace;

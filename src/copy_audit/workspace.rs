@@ -2,7 +2,7 @@
 
 use crate::config::{self, Config, PathMatcher};
 use crate::copy_audit::Failure;
-use crate::copy_audit::cache::{EntryAt, Stat};
+use crate::copy_audit::cache::Stat;
 use crate::fsutil::relative;
 use lockgraph_queries::copy::lockfile::{self, Backend, Lockfile, Segmenter};
 use rayon::slice::ParallelSliceMut;
@@ -54,66 +54,33 @@ impl Workspace {
         self.config.cache_path.clone()
     }
 
-    /// Reads the lockfile; a missing one is an empty lockfile for our prompt version.
-    ///
-    /// Streamed, so the text (as large as what it parses into) is never held whole; a
-    /// lockfile that fails to parse is read again as text for the exact diagnosis.
+    /// Reads the lockfile; a missing one is an empty lockfile for our prompt version. The
+    /// one way any command reads it: in the canonical layout, the fast path
+    /// ([`read_canonical`]); anything else, and the exact error of a bad lockfile, from the
+    /// strict reader (`lockfile::parse`). Both check every invariant.
     pub fn read_lockfile(&self) -> Result<Lockfile, Failure> {
-        self.read_lockfile_located().map(|(lock, _)| lock)
-    }
-
-    /// [`Workspace::read_lockfile`], with where each entry lies in the file (in path order)
-    /// when the lockfile is in the canonical layout with its entries in path order.
-    pub fn read_lockfile_located(&self) -> Result<(Lockfile, Option<Vec<EntryAt>>), Failure> {
-        if let Some(read) = self.read_lockfile_in_pieces() {
-            return Ok(read);
-        }
-        self.read_lockfile_whole().map(|lock| (lock, None))
-    }
-
-    fn read_lockfile_whole(&self) -> Result<Lockfile, Failure> {
-        match fs::File::open(&self.lock_path) {
-            Ok(file) => {
-                if let Ok(lock) =
-                    lockfile::parse_reader(io::BufReader::with_capacity(1 << 16, file))
-                {
-                    return Ok(lock);
-                }
-            }
+        let _read = crate::timings::phase("  lockfile text");
+        match read_canonical(&self.lock_path) {
+            Ok(Some(lock)) => return Ok(lock),
+            Ok(None) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(empty_lockfile()),
-            Err(_) => {}
+            Err(e) => return Err(Failure::new(format!("{}: {e}", self.lock_display()))),
         }
-        self.read_lockfile_text()
-    }
-
-    /// [`Workspace::read_lockfile`] for a lockfile in the canonical layout, parsed on every
-    /// core: see [`super::rounds::read_in_pieces`].
-    fn read_lockfile_in_pieces(&self) -> Option<(Lockfile, Option<Vec<EntryAt>>)> {
-        /// Text per piece and round.
-        const PIECE: usize = 4 << 20;
-        super::rounds::read_in_pieces(&self.lock_path, PIECE)
-    }
-
-    fn read_lockfile_text(&self) -> Result<Lockfile, Failure> {
-        match fs::read(&self.lock_path) {
-            Ok(bytes) => {
-                let text = String::from_utf8(bytes).map_err(|e| {
-                    Failure::new(format!(
-                        "{}: invalid UTF-8 at byte {}; the lockfile is left untouched",
-                        self.lock_display(),
-                        e.utf8_error().valid_up_to()
-                    ))
-                })?;
-                lockfile::parse(&text).map_err(|e| {
-                    Failure::new(format!(
-                        "{}: {e}; the lockfile is left untouched",
-                        self.lock_display()
-                    ))
-                })
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(empty_lockfile()),
-            Err(e) => Err(Failure::new(format!("{}: {e}", self.lock_display()))),
-        }
+        let bytes = fs::read(&self.lock_path)
+            .map_err(|e| Failure::new(format!("{}: {e}", self.lock_display())))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Failure::new(format!(
+                "{}: invalid UTF-8 at byte {}; the lockfile is left untouched",
+                self.lock_display(),
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        lockfile::parse(&text).map_err(|e| {
+            Failure::new(format!(
+                "{}: {e}; the lockfile is left untouched",
+                self.lock_display()
+            ))
+        })
     }
 
     /// Every file in scope, as sorted root-relative paths with `/` separators.
@@ -231,6 +198,77 @@ impl Workspace {
     }
 }
 
+/// The lockfile at `path` read in the canonical layout (`lockfile::layout`), a chunk of
+/// text at a time, each chunk's whole entries on every core. The text is never held
+/// whole: read at once, a large lockfile's text (149 MB on the synthetic 100k tree) sat
+/// beside its entries and doubled a cold run's peak memory. None wherever the text leaves
+/// the layout; the strict reader then answers.
+fn read_canonical(path: &Path) -> io::Result<Option<Lockfile>> {
+    use lockgraph_queries::copy::lockfile::layout::{self, ENTRY_START, FILES_CLOSE, FILES_OPEN};
+    /// Text read per chunk: a few milliseconds of parsing.
+    const CHUNK: usize = 8 << 20;
+    let mut file = fs::File::open(path)?;
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + (CHUNK >> 2));
+    let mut eof = false;
+    let mut fill = |buf: &mut Vec<u8>, want: usize| -> io::Result<bool> {
+        while buf.len() < want && !eof {
+            let n = io::Read::read_to_end(
+                &mut io::Read::take(&mut file, (want - buf.len()) as u64),
+                buf,
+            )?;
+            eof = n == 0;
+        }
+        Ok(eof)
+    };
+    fill(&mut buf, CHUNK)?;
+    let Some(open) = memchr::memmem::find(&buf, FILES_OPEN.as_bytes()) else {
+        return Ok(None);
+    };
+    let open = open + FILES_OPEN.len();
+    let Some((lock, _)) = std::str::from_utf8(&buf[..open])
+        .ok()
+        .and_then(layout::head)
+    else {
+        return Ok(None);
+    };
+    buf.drain(..open);
+    let pieces = rayon::current_num_threads() * 4;
+    let mut parts = Vec::new();
+    let mut want = CHUNK;
+    loop {
+        if fill(&mut buf, want)? {
+            // The last members, then the close.
+            let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            let members = text.strip_suffix(FILES_CLOSE.as_bytes());
+            let read = members
+                .and_then(|m| std::str::from_utf8(m).ok())
+                .and_then(|m| layout::entries(m, pieces));
+            let Some(read) = read else {
+                return Ok(None);
+            };
+            parts.push(read);
+            return Ok(layout::finish(lock, parts));
+        }
+        // The whole members so far: up to where the last one read starts.
+        match memchr::memmem::rfind(&buf, ENTRY_START.as_bytes()) {
+            Some(cut) if cut > 0 => {
+                let members = buf[..cut].strip_suffix(b",");
+                let read = members
+                    .and_then(|m| std::str::from_utf8(m).ok())
+                    .and_then(|m| layout::entries(m, pieces));
+                let Some(read) = read else {
+                    return Ok(None);
+                };
+                parts.push(read);
+                buf.drain(..cut);
+                want = CHUNK;
+            }
+            // One entry longer than a chunk: read on.
+            _ => want = buf.len() * 2,
+        }
+    }
+}
+
 pub fn empty_lockfile() -> Lockfile {
     Lockfile {
         schema_version: 1,
@@ -239,167 +277,5 @@ pub fn empty_lockfile() -> Lockfile {
             prompt_version: Some(lockfile::CURRENT_PROMPT_VERSION),
         },
         files: Default::default(),
-    }
-}
-
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::super::rounds::read_in_pieces;
-    use super::*;
-    use lockgraph_queries::copy::lockfile::pieces;
-    use lockgraph_queries::copy::lockfile::{Entry, Field, Kind, Span, to_canonical_string};
-
-    /// Where each entry of a canonical lockfile of [`lockfile`]'s starts.
-    pub(crate) fn entry_starts(text: &str) -> Vec<usize> {
-        let entry_start = "\n    \"content/";
-        text.match_indices(entry_start).map(|(i, _)| i).collect()
-    }
-
-    /// The canonical lockfile `text` (of at least `i + 3` entries) with entries `i` and
-    /// `i + 1` swapped.
-    pub(crate) fn swapped(text: &str, i: usize) -> String {
-        let starts = entry_starts(text);
-        let (a, b, c) = (starts[i], starts[i + 1], starts[i + 2]);
-        format!("{}{}{}{}", &text[..a], &text[b..c], &text[a..b], &text[c..])
-    }
-
-    /// A valid lockfile of `n` entries with a variety of spans and reviews.
-    pub(crate) fn lockfile(n: usize) -> Lockfile {
-        let mut lock = empty_lockfile();
-        for i in 0..n {
-            let span = |line: u32, language: &str, kind: Kind| Span {
-                start_line: line,
-                start_column: 1,
-                end_line: line,
-                end_column: 4,
-                language: language.into(),
-                kind,
-                path_hint: if i % 3 == 0 {
-                    Field::Null
-                } else {
-                    Field::Absent
-                },
-                note: if i % 5 == 0 {
-                    Field::Value(format!("note {i} „uvozovky“"))
-                } else {
-                    Field::Absent
-                },
-            };
-            let entry = Entry {
-                content_hash: format!("sha256:{:064x}", i),
-                segmented_at: "2026-11-30T08:00:00.000Z".into(),
-                reviewed_by: (i % 2 == 0).then(|| "jana".to_string()),
-                spans: (1..=(i % 7) as u32)
-                    .map(|l| span(l, if l % 2 == 0 { "en" } else { "cs" }, Kind::Prose))
-                    .chain([span(9, "unknown", Kind::Code)])
-                    .collect(),
-            };
-            lock.files
-                .insert(format!("content/{}/doc{i}.md", i % 4), entry);
-        }
-        lock
-    }
-
-    fn read(text: &str, piece: usize) -> Option<Lockfile> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("lock.json");
-        fs::write(&path, text).unwrap();
-        read_in_pieces(&path, piece).map(|(lock, _)| lock)
-    }
-
-    /// Each entry's text, where the read located it, is that entry alone — for rounds and
-    /// pieces cut anywhere; out of order, nothing is located.
-    #[test]
-    fn located_entries_are_each_entry_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("lock.json");
-        for n in [1, 3, 50] {
-            let lock = lockfile(n);
-            let text = to_canonical_string(&lock);
-            fs::write(&path, &text).unwrap();
-            for piece in [16, 700, 4 << 20] {
-                let (read, at) = read_in_pieces(&path, piece).unwrap();
-                let at = at.expect("a canonical lockfile is located");
-                assert_eq!(at.len(), read.files.len());
-                for (at, (path, entry)) in at.iter().zip(&read.files) {
-                    let range = at.offset as usize..at.offset as usize + at.len as usize;
-                    let one = pieces::entry(&text.as_bytes()[range]);
-                    assert_eq!(one, Some((path.clone(), entry.clone())), "{n}, {piece}");
-                }
-            }
-        }
-        let text = to_canonical_string(&lockfile(3));
-        fs::write(&path, swapped(&text, 0)).unwrap();
-        let (read, at) = read_in_pieces(&path, 4 << 20).unwrap();
-        assert_eq!(read, lockfile(3));
-        assert_eq!(at, None);
-    }
-
-    #[test]
-    fn a_canonical_lockfile_read_in_pieces_is_the_lockfile() {
-        for n in [1, 2, 3, 50] {
-            let lock = lockfile(n);
-            let text = to_canonical_string(&lock);
-            assert_eq!(lockfile::parse(&text).unwrap(), lock);
-            // Rounds smaller than an entry, of a few entries, and of the whole file.
-            for piece in [16, 700, 4 << 20] {
-                assert_eq!(
-                    read(&text, piece),
-                    Some(lock.clone()),
-                    "{n} entries, {piece}"
-                );
-            }
-            let unterminated = text.strip_suffix('\n').unwrap();
-            assert_eq!(read(unterminated, 700), Some(lock.clone()));
-        }
-    }
-
-    /// A lockfile whose paths are out of order is still read in pieces, as the same map.
-    #[test]
-    fn entries_out_of_order_are_read_as_the_same_lockfile() {
-        let lock = lockfile(20);
-        let text = to_canonical_string(&lock);
-        let swapped = swapped(&text, 0);
-        assert_ne!(swapped, text);
-        for piece in [16, 700, 4 << 20] {
-            assert_eq!(read(&swapped, piece), Some(lock.clone()), "{piece}");
-        }
-    }
-
-    #[test]
-    fn anything_else_is_left_to_the_whole_read() {
-        let lock = lockfile(20);
-        let text = to_canonical_string(&lock);
-        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let entry_start = "\n    \"content/";
-        let first = text.find(entry_start).unwrap();
-        let second = first + 1 + text[first + 1..].find(entry_start).unwrap();
-        let first_entry = &text[first..second];
-        let cases = [
-            ("minified", serde_json::to_string(&value).unwrap()),
-            (
-                "files first",
-                text.replacen("{\n  \"schemaVersion\": 1,", "{\n  \"x\": 1,", 1),
-            ),
-            (
-                "a path twice, side by side",
-                text.replacen(first_entry, &format!("{first_entry}{first_entry}"), 1),
-            ),
-            ("a path twice, far apart", {
-                let last = text.rfind(entry_start).unwrap();
-                format!("{}{first_entry}{}", &text[..last], &text[last..])
-            }),
-            (
-                "an unknown key in an entry",
-                text.replacen("\"reviewedBy\"", "\"reviewer\"", 1),
-            ),
-            ("an invariant broken", text.replacen("sha256:", "md5:", 1)),
-            ("text after the close", format!("{text}{{}}")),
-        ];
-        for (what, text) in cases {
-            for piece in [16, 700, 4 << 20] {
-                assert_eq!(read(&text, piece), None, "{what}, {piece}");
-            }
-        }
     }
 }

@@ -22,24 +22,10 @@ pub(super) fn from_str(text: &str) -> Result<Lockfile, LockfileError> {
         .map_err(|e| json_error(&e, &trail))
 }
 
-/// [`from_str`] from a stream, without the text in memory: the lockfile of a large tree is
-/// over a hundred megabytes, as much again as what it parses into. The schema version is
-/// not probed first; when the read fails, the caller reads the text with [`from_str`] for
-/// its exact diagnosis.
-pub(super) fn from_reader(reader: impl std::io::Read) -> Result<Lockfile, LockfileError> {
-    let trail = Trail::default();
-    let mut de = serde_json::Deserializer::from_reader(reader);
-    LockfileSeed(&trail)
-        .deserialize(&mut de)
-        .and_then(|lock| de.end().map(|()| lock))
-        .map_err(|e| json_error(&e, &trail))
-}
-
 /// A `files` object (`{"path": {…}, …}`), read as strictly as in a whole lockfile; None on
-/// anything else. For reading a lockfile in pieces, which falls back to the whole read on
-/// any doubt.
-/// The entries come in the order they are written, duplicates included: the caller joins
-/// the pieces and looks for duplicates once.
+/// anything else. The entries come in the order they are written, duplicates included:
+/// what the layout reader is held to in its property tests.
+#[cfg(test)]
 pub(super) fn files_object(text: &str) -> Option<Vec<(String, Entry)>> {
     let trail = Trail::default();
     let mut de = serde_json::Deserializer::from_str(text);
@@ -185,9 +171,8 @@ impl Files for BTreeMap<String, Entry> {
     }
 }
 
-/// A piece's entries, in order: building a map for every piece, and then one of them all,
-/// was a fifth of reading a large lockfile. Duplicates are looked for in the joined list
-/// (`pieces::join`).
+/// A piece's entries, in order, duplicates included (for `files_object`).
+#[cfg(test)]
 impl Files for Vec<(String, Entry)> {
     fn has(&self, _: &str) -> bool {
         false

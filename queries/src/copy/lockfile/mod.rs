@@ -8,7 +8,7 @@
 
 mod check;
 mod de;
-mod layout;
+pub mod layout;
 mod spans;
 mod write;
 
@@ -240,110 +240,19 @@ fn conflict_markers(text: &str) -> Option<LockfileError> {
     })
 }
 
-/// [`parse`] from a stream (see `de::from_reader`). An error from here may be less precise
-/// than [`parse`]'s on the same bytes; callers that report it read the text and [`parse`].
-pub fn parse_reader(reader: impl std::io::Read) -> Result<Lockfile, LockfileError> {
-    let lock = de::from_reader(reader)?;
-    check::check_lockfile(&lock)?;
-    Ok(lock)
-}
-
-/// Reading a lockfile in the layout [`to_canonical_string`] writes in pieces, so that a
-/// large one is parsed on every core: the `files` object is cut where an entry starts (a
-/// line break, four spaces and a quote — in that layout only entries start so, since
-/// strings hold no raw line breaks), and each piece is read by the same strict reader.
-/// Anything unexpected — another layout, a piece that does not read, a path in two
-/// pieces — makes these return None, and the caller reads the whole lockfile with
-/// [`parse_reader`] for the answer (or the exact error). A lockfile so read is checked like
-/// any other ([`Lockfile::validate`]).
-pub mod pieces {
-    use super::{BTreeMap, Entry, Lockfile, check, de, layout};
-    use std::ops::Range;
-
-    /// The text that ends a canonical lockfile's head: the `files` key, opened.
-    pub const FILES_OPEN: &[u8] = b"\n  \"files\": {";
-    /// Where an entry starts in the canonical `files` object.
-    pub const ENTRY_START: &[u8] = b"\n    \"";
-    /// What follows the last entry of a canonical lockfile.
-    pub const FILES_CLOSE: &[u8] = b"\n  }\n}";
-
-    /// The lockfile whose text up to and including [`FILES_OPEN`] is `head`, with no
-    /// files yet.
-    /// Its schema version and segmenter are checked as in a whole lockfile.
-    pub fn head(head: &str) -> Option<Lockfile> {
-        let lock = de::from_str(&format!("{head}}}}}")).ok()?;
-        check::check_lockfile(&lock).ok()?;
-        Some(lock)
-    }
-
-    /// The entries of one piece of a canonical `files` object: members that each start
-    /// at [`ENTRY_START`], separated by commas, and one byte after them — the comma
-    /// before the next piece, or for the last piece the line break that starts
-    /// [`FILES_CLOSE`]. The piece is read where it lies: its first byte (the line break
-    /// of the first [`ENTRY_START`]) becomes `{` and its last `}`, which makes it a JSON
-    /// object of its entries without copying megabytes into a new string. Each entry is
-    /// checked as in a whole lockfile.
-    pub fn entries(piece: &mut [u8], last: bool) -> Option<Vec<(String, Entry)>> {
-        let after = if last { b'\n' } else { b',' };
-        if !piece.starts_with(ENTRY_START) || piece.last() != Some(&after) {
-            return None;
-        }
-        let end = piece.len() - 1;
-        piece[0] = b'{';
-        piece[end] = b'}';
-        let text = std::str::from_utf8(piece).ok()?;
-        let entries = layout::files(text).or_else(|| de::files_object(text))?;
-        for (path, entry) in &entries {
-            check::check_entry_path(path).ok()?;
-            check::check_entry(entry).ok()?;
-        }
-        Some(entries)
-    }
-
-    /// Where each entry of a piece (as [`entries`] takes it, before it reads it) lies in
-    /// it: from the line break that starts it to its closing brace, without the comma or
-    /// line break after it. In the canonical layout every [`ENTRY_START`] starts an entry:
-    /// deeper lines are indented further and strings hold no raw line breaks.
-    pub fn entry_ranges(piece: &[u8]) -> Vec<Range<usize>> {
-        let starts: Vec<usize> = memchr::memmem::find_iter(piece, ENTRY_START).collect();
-        let ends = starts.iter().skip(1).copied().chain([piece.len()]);
-        starts.iter().zip(ends).map(|(&s, e)| s..e - 1).collect()
-    }
-
-    /// The one entry whose text (a range [`entry_ranges`] gave) is `text`, read and
-    /// checked like an entry of the whole lockfile; None if it is not exactly one valid
-    /// entry.
-    pub fn entry(text: &[u8]) -> Option<(String, Entry)> {
-        let mut piece = Vec::with_capacity(text.len() + 1);
-        piece.extend_from_slice(text);
-        piece.push(b',');
-        let mut all = entries(&mut piece, false)?;
-        if all.len() != 1 {
-            return None;
-        }
-        all.pop()
-    }
-
-    /// The pieces' entries as one `files` map, and whether they came in path order (so
-    /// that the map's order is the text's); None if a path has two entries.
-    pub fn join(pieces: Vec<Vec<(String, Entry)>>) -> Option<(BTreeMap<String, Entry>, bool)> {
-        // Sized once: grown by doubling, the vector touched twice the memory it ends in.
-        let mut all = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
-        all.extend(pieces.into_iter().flatten());
-        // A canonical lockfile's paths are sorted: one look says so, and that none repeats.
-        let sorted = all.windows(2).all(|w| w[0].0 < w[1].0);
-        if !sorted {
-            all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            if all.windows(2).any(|w| w[0].0 == w[1].0) {
-                return None;
-            }
-        }
-        Some((all.into_iter().collect(), sorted))
+/// Reads a lockfile: the one way the shell reads one. The canonical layout (nearly every
+/// lockfile) is read on every core by the layout's fast path; anything else, and every
+/// error with its exact position, comes from the strict reader, [`parse`]. Both check
+/// every invariant, and property tests hold them to the same answer.
+pub fn read(text: &str) -> Result<Lockfile, LockfileError> {
+    match layout::read(text, rayon::current_num_threads() * 4) {
+        Some(lock) => Ok(lock),
+        None => parse(text),
     }
 }
 
 /// Reads the spans handed to `lockfile add` (`{"spans": [...]}` or a bare array). Only
-/// their shape is checked here; [`validate_spans_for_file`] checks them against the file.
+/// their shape is checked here; [`fit_spans_for_add`] checks them against the file.
 pub fn parse_spans(text: &str) -> Result<Vec<Span>, LockfileError> {
     de::spans_from_str(text)
 }

@@ -1079,41 +1079,37 @@ proptest! {
     }
 }
 
-#[test]
-fn a_streamed_read_is_the_read_of_the_text() {
-    let lock = parse(WORKED_EXAMPLES).unwrap();
-    assert_eq!(parse_reader(WORKED_EXAMPLES.as_bytes()).unwrap(), lock);
-    // Whatever the text read rejects, the streamed read rejects too (the shell then reads
-    // the text for the diagnosis).
-    for bad in [
-        &WORKED_EXAMPLES[..WORKED_EXAMPLES.len() / 2],
-        &WORKED_EXAMPLES.replace("\"kind\"", "\"kinds\""),
-        &WORKED_EXAMPLES.replace("\"schemaVersion\": 1", "\"schemaVersion\": 2"),
-        &WORKED_EXAMPLES.replace("sha256:", "sha1:"),
-    ] {
-        assert!(parse(bad).is_err(), "{bad}");
-        assert!(parse_reader(bad.as_bytes()).is_err(), "{bad}");
-    }
-}
-
 // ---- the canonical layout's reader ----
 
-/// The `files` object of a lockfile's text as `pieces::entries` hands it to the readers
-/// (its first and last byte replaced by braces); None for a lockfile without entries.
+/// The members of a lockfile's `files` object as the layout reader takes a piece: from
+/// the line break before the first path to the last entry's closing brace. None for a
+/// lockfile without entries.
 fn files_piece(text: &str) -> Option<String> {
     let open = text.find("\n  \"files\": {\n")? + "\n  \"files\": {".len();
-    let piece = text[open..].strip_suffix("  }\n}\n")?;
-    Some(format!("{{{}}}", &piece[1..piece.len() - 1]))
+    let piece = text[open..].strip_suffix("\n  }\n}\n")?;
+    Some(piece.to_owned())
 }
 
 /// What the layout reader makes of `piece`, which must be what the strict reader makes
-/// of it whenever the layout reader accepts it.
+/// of it (as a JSON object) whenever the layout reader accepts it.
 fn layout_agrees(piece: &str) -> Result<Option<Vec<(String, Entry)>>, TestCaseError> {
     let fast = super::layout::files(piece);
     if let Some(fast) = &fast {
-        let strict = super::de::files_object(piece);
+        let strict = super::de::files_object(&format!("{{{piece}}}"));
         prop_assert_eq!(strict.as_ref(), Some(fast), "{}", piece);
     }
+    Ok(fast)
+}
+
+/// What the fast path makes of a whole lockfile's `text`, cut into `pieces` pieces: when it
+/// reads it at all, the strict reader's lockfile.
+fn whole_read_agrees(text: &str, pieces: usize) -> Result<Option<Lockfile>, TestCaseError> {
+    let fast = super::layout::read(text, pieces);
+    if let Some(fast) = &fast {
+        let strict = parse(text).ok();
+        prop_assert_eq!(strict.as_ref(), Some(fast), "{}", text);
+    }
+    prop_assert_eq!(read(text).ok(), parse(text).ok());
     Ok(fast)
 }
 
@@ -1133,7 +1129,38 @@ proptest! {
         let read = layout_agrees(&piece)?.expect("a canonical lockfile is in the layout");
         // In the text's order, which is JavaScript's, not the map's.
         prop_assert_eq!(read.len(), lock.files.len());
-        prop_assert_eq!(read.into_iter().collect::<BTreeMap<_, _>>(), lock.files);
+        prop_assert_eq!(read.into_iter().collect::<BTreeMap<_, _>>(), lock.files.clone());
+        // Whole, cut into any number of pieces.
+        for pieces in 1..=5 {
+            let whole = whole_read_agrees(&text, pieces)?;
+            prop_assert_eq!(whole.as_ref(), Some(&lock));
+        }
+    }
+
+    #[test]
+    fn the_fast_path_reads_a_whole_lockfile_as_the_strict_reader_or_not_at_all(
+        lock in arb_lockfile(),
+        edits in prop::collection::vec(
+            (any::<prop::sample::Index>(), 0u8..3, prop::sample::select(LAYOUT_EDITS)),
+            1..4,
+        ),
+        pieces in 1usize..5,
+    ) {
+        let mut chars: Vec<char> = to_canonical_string(&lock).chars().collect();
+        for (at, op, c) in edits {
+            let i = at.index(chars.len());
+            match op {
+                0 => chars[i] = c,
+                1 => chars.insert(i, c),
+                _ => {
+                    chars.remove(i);
+                }
+            }
+            if chars.is_empty() {
+                return Ok(());
+            }
+        }
+        whole_read_agrees(&chars.into_iter().collect::<String>(), pieces)?;
     }
 
     #[test]
@@ -1201,7 +1228,10 @@ fn the_layout_reader_leaves_to_the_strict_reader_what_it_does_not_predict() {
     ] {
         assert_ne!(quoted, piece);
         let read = super::layout::files(&quoted).unwrap();
-        assert_eq!(Some(read), super::de::files_object(&quoted));
+        assert_eq!(
+            Some(read),
+            super::de::files_object(&format!("{{{quoted}}}"))
+        );
     }
 }
 
