@@ -960,3 +960,67 @@ fn spans_past_an_end_are_read_checked_and_normalized() {
         "{said}"
     );
 }
+
+/// A lockfile written under the reference's prompt (version 2, below ours, 3): its
+/// unreviewed fresh entries are listed again with reason `prompt`, its reviewed ones keep
+/// their signoff (seed invariant 6).
+#[test]
+fn a_version_2_lockfile_relists_only_its_unreviewed_entries() {
+    let tree = Tree::copy_of("copy");
+    let lock = tree.read(LOCK);
+    tree.write(
+        LOCK,
+        &lock.replace("\"promptVersion\": 3", "\"promptVersion\": 2"),
+    );
+    let out = tree
+        .copy_audit()
+        .args(["--list-unsegmented", "--json"])
+        .output()
+        .unwrap();
+    let r = json(&out.stdout);
+    let reasons: Vec<(String, String)> = r["unsegmented"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            let s = |k: &str| u[k].as_str().unwrap().to_owned();
+            (s("path"), s("reason"))
+        })
+        .collect();
+    assert!(
+        reasons.contains(&(AGENDA.to_owned(), "prompt".to_owned())),
+        "{reasons:?}"
+    );
+    assert!(!reasons.iter().any(|(p, _)| p == UVOD), "reviewed: kept");
+    let handoff = tree
+        .copy_audit()
+        .args(["segment", UVOD, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&handoff.stdout)["promptVersion"], 3);
+}
+
+/// Only the declared profiles' language rules run: a Czech-only repository gets no
+/// English finding, as with the reference; `extends: [czech, english]` turns them on.
+#[test]
+fn declared_profiles_decide_which_language_rules_run() {
+    let tree = Tree::copy_of("copy");
+    let english = |r: &Value| {
+        r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["ruleId"].as_str().unwrap().starts_with("en-"))
+            .count()
+    };
+    let (_, both) = audit_json(&tree, &[]);
+    assert!(english(&both) > 0, "the fixture declares both profiles");
+    let config = tree.read(".copy-editor.yaml");
+    tree.write(
+        ".copy-editor.yaml",
+        &config.replace("extends: [czech, english]", "extends: [czech]"),
+    );
+    let (_, czech) = audit_json(&tree, &[]);
+    assert_eq!(english(&czech), 0);
+    assert!(czech["totalFindings"].as_u64().unwrap() > 0);
+}
