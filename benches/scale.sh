@@ -82,8 +82,14 @@ copy_row() {
   [ -f "$dir/.copy-editor.yaml" ] || "$GEN" copy "$dir" "$n" 42 --mistakes "$mistakes"
   local edit="$dir/content/cs/000/doc1.md"
   [ -f "$edit" ] || edit=$(find "$dir/content" -name '*.md' | head -n 1)
+  audit_row "copy $mistakes%" "$n" "$dir" "$edit" md json tsx
+}
+
+# audit_row <label> <N> <dir> <file to edit> <extensions…>: one row of copy-audit runs.
+audit_row() {
+  local label=$1 n=$2 dir=$3 edit=$4; shift 4
   local floor cold rss_cold warm rss_warm edited rss_edit rss
-  read -r floor _ < <(measure ":" "$FLOOR" "$dir" md json tsx)
+  read -r floor _ < <(measure ":" "$FLOOR" "$dir" "$@")
   cd "$dir"
   read -r cold rss_cold < <(measure "rm -rf .lockgraph" "$COPY_AUDIT" --json)
   "$COPY_AUDIT" --json >/dev/null || true
@@ -91,7 +97,7 @@ copy_row() {
   read -r edited rss_edit < <(measure "echo 'Doplněná věta číslo '\$RANDOM'.' >> '$edit'" "$COPY_AUDIT" --json)
   cd - >/dev/null
   rss=$(printf '%s\n' "$rss_cold" "$rss_warm" "$rss_edit" | sort -n | tail -n 1)
-  printf '%-10s %8s | %6s ms | %6s ms %7s | %6s ms %7s | %6s ms %7s | %6s MB\n' "copy $mistakes%" "$n" "$floor" \
+  printf '%-10s %8s | %6s ms | %6s ms %7s | %6s ms %7s | %6s ms %7s | %6s MB\n' "$label" "$n" "$floor" \
     "$cold" "$(ratio "$cold" "$floor")" "$warm" "$(ratio "$warm" "$floor")" \
     "$edited" "$(ratio "$edited" "$floor")" "$(( rss / 1024 ))"
 }
@@ -102,18 +108,7 @@ copy_rows "$HARSH_SIZES" 2
 for n in $REAL_COPIES; do
   dir="$WORK/real-$n"
   [ -f "$dir/.copy-editor.yaml" ] || "$REAL" "$dir" "$n" 2>/dev/null
-  edit="$dir/copies/0000/b14f4c7/content/talks/codex-demo-script.md"
-  read -r floor _ < <(measure ":" "$FLOOR" "$dir" md json)
-  cd "$dir"
-  read -r cold rss_cold < <(measure "rm -rf .lockgraph" "$COPY_AUDIT" --json)
-  "$COPY_AUDIT" --json >/dev/null || true
-  read -r warm rss_warm < <(measure ":" "$COPY_AUDIT" --json)
-  read -r edited rss_edit < <(measure "echo 'Doplněná věta číslo '\$RANDOM'.' >> '$edit'" "$COPY_AUDIT" --json)
-  cd - >/dev/null
-  rss=$(printf '%s\n' "$rss_cold" "$rss_warm" "$rss_edit" | sort -n | tail -n 1)
-  printf '%-10s %8s | %6s ms | %6s ms %7s | %6s ms %7s | %6s ms %7s | %6s MB\n' "real ×$n" "$(( n * 51 ))" "$floor" \
-    "$cold" "$(ratio "$cold" "$floor")" "$warm" "$(ratio "$warm" "$floor")" \
-    "$edited" "$(ratio "$edited" "$floor")" "$(( rss / 1024 ))"
+  audit_row "real ×$n" "$(( n * 51 ))" "$dir" "$dir/copies/0000/b14f4c7/content/talks/codex-demo-script.md" md json
 done
 
 for n in $SOIL_SIZES; do

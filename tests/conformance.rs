@@ -17,6 +17,7 @@
 mod common;
 
 use common::Tree;
+use lockgraph_queries::copy::rules::REFERENCE_IDS;
 use lockgraph_queries::text::{LineCol, LineIndex};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -68,20 +69,6 @@ const REASONS: &[(&str, &str)] = &[
         "our stricter gate: --require-reviewed fails on stale entries (spec §1)",
     ),
     ("new-rule", "a rule the reference lacks (spec §4)"),
-];
-
-/// The rules the reference has: any other rule's findings are ours alone.
-const REFERENCE_RULES: &[&str] = &[
-    "cs-R1-nbsp-prep",
-    "cs-R1b-nbsp-conjunction",
-    "cs-R2-quotes",
-    "cs-R3-ellipsis",
-    "cs-R4-number-unit",
-    "cs-R5-ordinal-space",
-    "cs-R6-dash",
-    "cs-R7-sentence-case-heading",
-    "cs-R8-english-day-month",
-    "en-R1-ellipsis",
 ];
 
 fn shared() -> PathBuf {
@@ -492,7 +479,7 @@ fn classify(commit: &str, tree: &Tree, diffs: &[Difference]) -> Vec<&'static str
                 }
             }
             if d.side == "ours" {
-                if !REFERENCE_RULES.contains(&d.rule.as_str()) {
+                if !REFERENCE_IDS.contains(&d.rule.as_str()) {
                     return "new-rule";
                 }
                 if d.rule.starts_with("cs-R1") {

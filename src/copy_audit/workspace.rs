@@ -233,17 +233,18 @@ fn read_canonical(path: &Path) -> io::Result<Option<Lockfile>> {
     };
     buf.drain(..open);
     let pieces = rayon::current_num_threads() * 4;
+    let entries = |members: Option<&[u8]>| {
+        members
+            .and_then(|m| std::str::from_utf8(m).ok())
+            .and_then(|m| layout::entries(m, pieces))
+    };
     let mut parts = Vec::new();
     let mut want = CHUNK;
     loop {
         if fill(&mut buf, want)? {
             // The last members, then the close.
             let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
-            let members = text.strip_suffix(FILES_CLOSE.as_bytes());
-            let read = members
-                .and_then(|m| std::str::from_utf8(m).ok())
-                .and_then(|m| layout::entries(m, pieces));
-            let Some(read) = read else {
+            let Some(read) = entries(text.strip_suffix(FILES_CLOSE.as_bytes())) else {
                 return Ok(None);
             };
             parts.push(read);
@@ -252,11 +253,7 @@ fn read_canonical(path: &Path) -> io::Result<Option<Lockfile>> {
         // The whole members so far: up to where the last one read starts.
         match memchr::memmem::rfind(&buf, ENTRY_START.as_bytes()) {
             Some(cut) if cut > 0 => {
-                let members = buf[..cut].strip_suffix(b",");
-                let read = members
-                    .and_then(|m| std::str::from_utf8(m).ok())
-                    .and_then(|m| layout::entries(m, pieces));
-                let Some(read) = read else {
+                let Some(read) = entries(buf[..cut].strip_suffix(b",")) else {
                     return Ok(None);
                 };
                 parts.push(read);

@@ -134,6 +134,21 @@ pub struct RuleMeta {
     pub fixable: bool,
 }
 
+/// The reference implementation's rule ids: reports and `byRule` keys in the field are
+/// matched by these exact strings, and any other rule is one the reference lacks.
+pub const REFERENCE_IDS: [&str; 10] = [
+    "cs-R1-nbsp-prep",
+    "cs-R1b-nbsp-conjunction",
+    "cs-R2-quotes",
+    "cs-R3-ellipsis",
+    "cs-R4-number-unit",
+    "cs-R5-ordinal-space",
+    "cs-R6-dash",
+    "cs-R7-sentence-case-heading",
+    "cs-R8-english-day-month",
+    "en-R1-ellipsis",
+];
+
 pub trait Rule: Send + Sync + fmt::Debug {
     fn meta(&self) -> &RuleMeta;
     /// Appends every hit in `view` to `out`, in view order.
@@ -295,21 +310,6 @@ mod tests {
             }
         }
     }
-
-    /// The reference implementation's ids: reports and `byRule` keys in the field are
-    /// matched by these exact strings.
-    const REFERENCE_IDS: [&str; 10] = [
-        "cs-R1-nbsp-prep",
-        "cs-R1b-nbsp-conjunction",
-        "cs-R2-quotes",
-        "cs-R3-ellipsis",
-        "cs-R4-number-unit",
-        "cs-R5-ordinal-space",
-        "cs-R6-dash",
-        "cs-R7-sentence-case-heading",
-        "cs-R8-english-day-month",
-        "en-R1-ellipsis",
-    ];
 
     /// The examples a rule must fire on hold one of its triggers: a check of the
     /// triggers against texts written to hit, beside the property test's random ones.
