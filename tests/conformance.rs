@@ -175,6 +175,20 @@ fn differences(commit: &str) -> (Tree, Vec<Difference>) {
         "{commit}: --list-unsegmented --json"
     );
 
+    // `lockfile check` fails exactly where entries in scope are stale, as the list says;
+    // the real lockfile's spans past their ends are notes, not failures.
+    let check = run(&tree, &["lockfile", "check", "--json"]);
+    assert_eq!(check.code, code, "{commit}: lockfile check exit code");
+    let check: Value = serde_json::from_str(&check.stdout).unwrap();
+    assert!(
+        check["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["kind"] != "coversNothing"),
+        "{commit}: {check}"
+    );
+
     // The audit: exit code, then the findings.
     let (code, expected) = reference(commit, "audit");
     let audit = run(&tree, &["--json"]);

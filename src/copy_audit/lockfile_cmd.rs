@@ -264,12 +264,15 @@ pub(super) struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     exact: Option<String>,
     pub message: String,
+    /// The file is in `paths.include` and not excluded: the audit reads its entry.
+    in_scope: bool,
 }
 
 impl Problem {
     /// Whether the audit reads the entry differently from what it says: the check fails.
+    /// An entry out of scope is kept but never read, so it fails nothing.
     fn blocks(&self) -> bool {
-        matches!(self.kind, "stale" | "coversNothing")
+        self.in_scope && matches!(self.kind, "stale" | "coversNothing")
     }
 }
 
@@ -282,10 +285,19 @@ struct CheckReport {
 
 fn check(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
     let lock = ws.read_lockfile()?;
+    let matcher = ws
+        .config
+        .matcher(None)
+        .map_err(|e| Failure::new(e.to_string()))?;
     let entries: Vec<(&String, &Entry)> = lock.files.iter().collect();
     let problems: Vec<Problem> = entries
         .par_iter()
-        .flat_map_iter(|(rel, entry)| entry_problems(ws, rel, entry))
+        .flat_map_iter(|(rel, entry)| {
+            let in_scope = matcher.is_included(rel);
+            entry_problems(ws, rel, entry)
+                .into_iter()
+                .map(move |p| Problem { in_scope, ..p })
+        })
         .collect();
     let report = CheckReport {
         entries: entries.len(),
@@ -296,7 +308,8 @@ fn check(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
         print_json(&report);
     } else {
         for p in &report.problems {
-            println!("{}: {}", p.path, p.message);
+            let scope = if p.in_scope { "" } else { " (out of scope)" };
+            println!("{}: {}{scope}", p.path, p.message);
         }
         let count = |kind| report.problems.iter().filter(|p| p.kind == kind).count();
         println!(
@@ -327,6 +340,7 @@ pub(super) fn entry_problems(ws: &Workspace, rel: &str, entry: &Entry) -> Vec<Pr
         span,
         exact,
         message,
+        in_scope: true,
     };
     let text = match std::fs::read(ws.root.join(rel)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
