@@ -137,4 +137,15 @@ pub enum LockfileCommand {
     /// span covering the same text, one covering nothing is dropped. Reviews are kept (the
     /// covered text does not change).
     Normalize,
+    /// A git merge driver: merge two lockfiles entry by entry into OURS (see
+    /// docs/lockfile.md for the `.gitattributes` and `git config` lines). Exit 1 names
+    /// what it could not settle.
+    Merge {
+        /// The common ancestor's lockfile (git's %O; empty when it had none).
+        base: std::path::PathBuf,
+        /// Our lockfile (git's %A): the merge is written here.
+        ours: std::path::PathBuf,
+        /// Their lockfile (git's %B).
+        theirs: std::path::PathBuf,
+    },
 }

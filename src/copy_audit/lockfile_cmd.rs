@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::fs;
 use std::io::Read;
+use std::path::Path;
 
 pub fn run(ws: &Workspace, cmd: LockfileCommand, format: OutputFormat) -> Result<Outcome, Failure> {
     match cmd {
@@ -81,6 +82,7 @@ pub fn run(ws: &Workspace, cmd: LockfileCommand, format: OutputFormat) -> Result
             Ok(format!("{rel}: reviewed by {by}"))
         }),
         LockfileCommand::Check => check(ws, format),
+        LockfileCommand::Merge { base, ours, theirs } => merge(&base, &ours, &theirs),
         LockfileCommand::Normalize => edit(ws, |ws, lock| {
             let (mut clamped, mut dropped, mut entries, mut skipped) = (0, 0, 0, 0);
             for (rel, entry) in lock.files.iter_mut() {
@@ -394,4 +396,50 @@ pub(super) fn entry_problems(ws: &Workspace, rel: &str, entry: &Entry) -> Vec<Pr
         }
     }
     out
+}
+
+/// `lockfile merge BASE OURS THEIRS`, git's merge driver: merges entry by entry
+/// (`lockfile::merge`) and writes the canonical result over OURS, as git expects. Each
+/// entry changed on both sides is named on stderr with how it was settled; exit 1 when
+/// something could not be settled (git then reports a conflict, and the lockfile holds
+/// the merge, readable, for a person to finish).
+pub fn merge(base: &Path, ours: &Path, theirs: &Path) -> Result<Outcome, Failure> {
+    let read = |path: &Path| -> Result<Lockfile, Failure> {
+        let text = fs::read_to_string(path)
+            .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
+        // Git hands an empty base when the lockfile is new on both sides.
+        if text.trim().is_empty() {
+            return Ok(super::workspace::empty_lockfile());
+        }
+        lockfile::read(&text).map_err(|e| Failure::new(format!("{}: {e}", path.display())))
+    };
+    let (b, o, t) = (read(base)?, read(ours)?, read(theirs)?);
+    let merged = lockfile::merge(&b, &o, &t);
+    merged
+        .lock
+        .validate()
+        .map_err(|e| Failure::new(format!("{}: refusing to write: {e}", ours.display())))?;
+    crate::fsutil::write_if_changed(ours, lockfile::to_canonical_string(&merged.lock).as_bytes())
+        .map_err(|e| Failure::new(format!("{}: {e}", ours.display())))?;
+    for (path, how) in &merged.settled {
+        let how = match how {
+            lockfile::Settled::ByFileChange => "the side that changed the file",
+            lockfile::Settled::ByReview => "the reviewed side (same spans, same bytes)",
+            lockfile::Settled::Newer => "the newer segmentation, unreviewed",
+        };
+        eprintln!("{path}: changed on both sides; kept {how}");
+    }
+    for path in &merged.unsettled {
+        let what = if path == "segmenter" {
+            "the segmenter changed to different backends on both sides; ours kept".to_owned()
+        } else {
+            format!("{path}: its entry changed on one side and was removed on the other; kept")
+        };
+        eprintln!("unsettled: {what}");
+    }
+    Ok(if merged.unsettled.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Failed
+    })
 }

@@ -12,7 +12,7 @@ pub mod watch;
 pub mod workspace;
 
 use clap::Parser;
-use cli::{Cli, Command, OutputFormat};
+use cli::{Cli, Command, LockfileCommand, OutputFormat};
 use std::process::ExitCode;
 
 pub use crate::Failure;
@@ -55,6 +55,11 @@ fn run(cli: Cli) -> Result<Outcome, Failure> {
         Some(Command::Segment { path }) => {
             let ws = workspace::Workspace::load(cli.config.as_deref(), lang)?;
             segment::run(&ws, &path, format)
+        }
+        // A merge driver runs from the top of a repository, wherever the config is: it
+        // needs none.
+        Some(Command::Lockfile(LockfileCommand::Merge { base, ours, theirs })) => {
+            lockfile_cmd::merge(&base, &ours, &theirs)
         }
         Some(Command::Lockfile(cmd)) => {
             let ws = workspace::Workspace::load(cli.config.as_deref(), lang)?;

@@ -9,6 +9,7 @@
 mod check;
 mod de;
 pub mod layout;
+mod merge;
 mod spans;
 mod write;
 
@@ -21,6 +22,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use check::check_entry_path;
+pub use merge::{Merged, Settled, merge};
 pub use spans::{
     Clamped, SpanFit, SpanIndex, fit_spans_for_add, normalize_spans, refreshed_entry, span_fit,
     span_range,
