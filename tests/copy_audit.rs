@@ -1024,3 +1024,40 @@ fn declared_profiles_decide_which_language_rules_run() {
     assert_eq!(english(&czech), 0);
     assert!(czech["totalFindings"].as_u64().unwrap() > 0);
 }
+
+/// `--refresh-cache [GLOB]` removes the matching entries before the audit (every entry
+/// without a glob): their files are then missing, to be segmented again.
+#[test]
+fn refresh_cache_invalidates_matching_entries_then_audits() {
+    let tree = Tree::copy_of("copy");
+    let listed = |args: &[&str]| {
+        let out = tree.copy_audit().args(args).output().unwrap();
+        let r = json(&out.stdout);
+        let mut missing: Vec<String> = r["unsegmented"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["reason"] == "missing")
+            .map(|u| u["path"].as_str().unwrap().to_owned())
+            .collect();
+        missing.sort();
+        missing
+    };
+    let glob = [
+        "--refresh-cache",
+        "content/talks/*",
+        "--list-unsegmented",
+        "--json",
+    ];
+    assert_eq!(listed(&glob), [UVOD, WELCOME]);
+    assert!(!tree.read(LOCK).contains(UVOD));
+    assert!(tree.read(LOCK).contains(AGENDA), "outside the glob: kept");
+    let all = ["--refresh-cache", "--list-unsegmented", "--json"];
+    assert_eq!(listed(&all), [AGENDA, SETUP, UVOD, WELCOME]);
+    assert!(
+        json(tree.read(LOCK).as_bytes())["files"]
+            .as_object()
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -502,6 +502,9 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
              segment files with `copy-audit segment` and `copy-audit lockfile add`",
         ));
     }
+    if let Some(glob) = &args.refresh_cache {
+        super::lockfile_cmd::invalidate(ws, glob)?;
+    }
     let matcher = ws
         .config
         .matcher(args.paths.as_deref())

@@ -62,6 +62,11 @@ pub struct AuditArgs {
     #[arg(long)]
     pub offline: bool,
 
+    /// Before the audit, remove the lockfile entries matching GLOB (every entry without
+    /// one): their files are segmented again, by the agent or with --offline.
+    #[arg(long, value_name = "GLOB", num_args = 0..=1, default_missing_value = "**")]
+    pub refresh_cache: Option<String>,
+
     /// Keep auditing: re-audit what each file change reaches and print the findings that
     /// appeared or went away.
     #[arg(long, conflicts_with_all = ["fix", "list_unsegmented", "self_test"])]

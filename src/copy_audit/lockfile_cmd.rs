@@ -110,17 +110,23 @@ pub fn run(ws: &Workspace, cmd: LockfileCommand, format: OutputFormat) -> Result
                  {skipped} stale or missing files skipped"
             ))
         }),
-        LockfileCommand::Invalidate { glob } => edit(ws, |_, lock| {
-            let matcher = globset::GlobBuilder::new(&glob)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| Failure::new(format!("invalid glob `{glob}`: {e}")))?
-                .compile_matcher();
-            let before = lock.files.len();
-            lock.files.retain(|path, _| !matcher.is_match(path));
-            Ok(format!("{} entries removed", before - lock.files.len()))
-        }),
+        LockfileCommand::Invalidate { glob } => invalidate(ws, &glob),
     }
+}
+
+/// Removes the entries whose path matches `glob` (`lockfile invalidate`, and the audit's
+/// `--refresh-cache`): their files are then missing, to be segmented again.
+pub fn invalidate(ws: &Workspace, glob: &str) -> Result<Outcome, Failure> {
+    edit(ws, |_, lock| {
+        let matcher = globset::GlobBuilder::new(glob)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| Failure::new(format!("invalid glob `{glob}`: {e}")))?
+            .compile_matcher();
+        let before = lock.files.len();
+        lock.files.retain(|path, _| !matcher.is_match(path));
+        Ok(format!("{} entries removed", before - lock.files.len()))
+    })
 }
 
 /// Runs one lockfile edit under the lock and writes the result if it changed.
