@@ -97,6 +97,8 @@ pub enum OutputFormat {
     Json,
     /// GitHub Actions workflow commands (`::error file=…,line=…`).
     Github,
+    /// SARIF 2.1.0: one run, the rules with their docs, results with regions and fixes.
+    Sarif,
 }
 
 #[derive(Debug, Subcommand)]

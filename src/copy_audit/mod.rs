@@ -7,6 +7,7 @@ mod fix;
 mod lockfile_cmd;
 mod lockview;
 mod report;
+mod sarif;
 mod segment;
 pub mod watch;
 pub mod workspace;

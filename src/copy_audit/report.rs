@@ -422,6 +422,7 @@ pub fn print_audit(ws: &Workspace, summary: &AuditReport, audit: &Audit, format:
         // A closed pipe (`| head`) is not an error worth a panic.
         OutputFormat::Json => drop(print_audit_json(summary, audit)),
         OutputFormat::Github => print_github(summary),
+        OutputFormat::Sarif => super::sarif::print(ws, summary, audit),
         OutputFormat::Human => print_human(ws, summary, audit),
     }
 }

@@ -1,0 +1,173 @@
+//! `--format sarif`: the audit as one SARIF 2.1.0 run, for code-scanning dashboards and
+//! editors. The rules are the tool's rules, with their docs as help; each finding is a
+//! result with its region (UTF-16 columns, SARIF's default column kind, and ours) and its
+//! fix as a SARIF fix; files that could not be audited are tool notifications.
+
+use super::audit::Audit;
+use super::report::AuditReport;
+use super::workspace::Workspace;
+use lockgraph_queries::copy::engine::Finding;
+use lockgraph_queries::copy::rules::{Rule, Severity};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::sync::Arc;
+
+/// Where every result's path is relative to: the root.
+const ROOT: &str = "ROOT";
+
+pub fn print(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
+    let rules = match super::audit::rule_table(&ws.config) {
+        Ok(table) => table.set.rules().to_vec(),
+        Err(_) => Vec::new(),
+    };
+    let log = log(ws, summary, audit, &rules);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // A closed pipe (`| head`) is not an error worth a panic.
+    if serde_json::to_writer_pretty(&mut out, &log).is_ok() {
+        let _ = writeln!(out);
+        let _ = out.flush();
+    }
+}
+
+fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Rule>]) -> Value {
+    let index = |id: &str| rules.iter().position(|r| r.meta().id == id);
+    let results: Vec<Value> = audit
+        .files()
+        .flat_map(|a| a.report.findings.iter().map(move |f| (a.path.as_str(), f)))
+        .map(|(path, f)| result(path, f, index(&f.rule_id)))
+        .collect();
+    let notifications: Vec<Value> = summary
+        .problems
+        .file_errors
+        .iter()
+        .map(|e| {
+            json!({
+                "level": "error",
+                "message": { "text": e.message },
+                "locations": [{ "physicalLocation": {
+                    "artifactLocation": artifact(&e.relative_path),
+                    "region": { "startLine": e.line.unwrap_or(1), "startColumn": e.column.unwrap_or(1) },
+                }}],
+            })
+        })
+        .collect();
+    json!({
+        "$schema": "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "copy-audit",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://example.invalid/lockgraph/docs/rules.md",
+                "rules": rules.iter().map(|r| descriptor(r.as_ref())).collect::<Vec<_>>(),
+            }},
+            "originalUriBaseIds": { ROOT: { "uri": directory_uri(&ws.root.to_string_lossy()) } },
+            "columnKind": "utf16CodeUnits",
+            "invocations": [{
+                "executionSuccessful": true,
+                "toolExecutionNotifications": notifications,
+            }],
+            "results": results,
+        }],
+    })
+}
+
+fn descriptor(rule: &dyn Rule) -> Value {
+    let meta = rule.meta();
+    json!({
+        "id": meta.id,
+        "shortDescription": { "text": meta.summary },
+        "fullDescription": { "text": meta.doc },
+        "help": { "text": meta.doc, "markdown": meta.doc },
+        "defaultConfiguration": { "level": level(meta.severity) },
+        "properties": { "languages": meta.languages, "fixable": meta.fixable },
+    })
+}
+
+fn result(path: &str, f: &Finding, rule_index: Option<usize>) -> Value {
+    let mut result = json!({
+        "ruleId": f.rule_id,
+        "level": level(f.severity),
+        "message": { "text": f.message },
+        "locations": [{ "physicalLocation": {
+            "artifactLocation": artifact(path),
+            "region": {
+                "startLine": f.line,
+                "startColumn": f.column,
+                "endLine": f.end.line,
+                "endColumn": f.end.column,
+                "snippet": { "text": f.snippet },
+            },
+        }}],
+    });
+    if let Some(i) = rule_index {
+        result["ruleIndex"] = i.into();
+    }
+    if let Some(fix) = &f.fix {
+        result["fixes"] = json!([{
+            "description": { "text": format!("Replace with {:?}", fix.replacement) },
+            "artifactChanges": [{
+                "artifactLocation": artifact(path),
+                "replacements": [{
+                    "deletedRegion": {
+                        "startLine": fix.start.line,
+                        "startColumn": fix.start.column,
+                        "endLine": fix.end.line,
+                        "endColumn": fix.end.column,
+                    },
+                    "insertedContent": { "text": fix.replacement },
+                }],
+            }],
+        }]);
+    }
+    result
+}
+
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+fn artifact(path: &str) -> Value {
+    json!({ "uri": percent_encoded(path), "uriBaseId": ROOT })
+}
+
+/// `file://` and the root, ending with `/` as a base URI must.
+fn directory_uri(root: &str) -> String {
+    let mut uri = format!("file://{}", percent_encoded(root));
+    if !uri.ends_with('/') {
+        uri.push('/');
+    }
+    uri
+}
+
+/// A path as a URI reference: every byte outside RFC 3986's unreserved set and `/`
+/// percent-encoded (`úvod.md` → `%C3%BAvod.md`).
+fn percent_encoded(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_uri_references() {
+        assert_eq!(
+            percent_encoded("content/úvod 1.md"),
+            "content/%C3%BAvod%201.md"
+        );
+        assert_eq!(directory_uri("/tmp/repo"), "file:///tmp/repo/");
+    }
+}
