@@ -7,4 +7,5 @@ pub mod fix;
 pub mod lockfile;
 pub mod rules;
 pub mod source;
+pub mod structural;
 pub mod view;

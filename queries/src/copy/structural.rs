@@ -1,0 +1,384 @@
+//! The `structural` segmenter: language- and kind-tagged spans for a file, computed from
+//! its structure alone — deterministic, no model, no I/O. It is what `--offline` writes
+//! and what the audit uses, provisionally, for a file whose entry is missing or stale.
+//!
+//! Each prose view of the file becomes one span over its source text:
+//!
+//! - **Language.** A key-path segment that is a language code (`meta.en.title`,
+//!   `phases[2].cs.body`; a declared language, or one of [`LANGUAGE_CODES`]) gives the
+//!   strings below it that language: how bilingual JSON and YAML are laid out, and how the
+//!   agent tags them. Else the format's own hint (Markdown front matter `lang:`), else the
+//!   project's (`paths.locale`), else the text itself, when it says clearly which language
+//!   it is in ([`identify`]), else the default language. A language that is not declared
+//!   is still the text's language: the audit runs no rule of it, which is the point.
+//! - **Kind.** A string value that is not prose — an identifier, a slug, a path or URL, a
+//!   colour, a time, an enum-like word — is `data` (language `unknown`): see
+//!   [`looks_like_data`].
+//!
+//! What no view covers (markup, code, keys) is left as a gap: the audit reads gaps as the
+//! default language, and no rule sees them anyway.
+
+use crate::copy::extract::Format;
+use crate::copy::lockfile::{Field, Kind, Span};
+use crate::copy::view::{View, ViewRole};
+use crate::text::LineIndex;
+
+/// What the structural segmenter knows of the project.
+#[derive(Clone, Debug)]
+pub struct Setup<'a> {
+    /// The declared profiles' language codes (`extends`, else `language`).
+    pub declared: &'a [String],
+    /// The config's default language.
+    pub default_language: &'a str,
+    /// `paths.locale`'s language for this file, if a glob matches.
+    pub locale: Option<&'a str>,
+}
+
+/// The structural spans of a file in `format` whose text is `text` and whose prose views
+/// are `views` (extracted with path hints), sorted and disjoint, as a lockfile entry
+/// holds them.
+pub fn spans(format: Format, text: &str, views: &[View], setup: &Setup<'_>) -> Vec<Span> {
+    let index = LineIndex::new(text);
+    let structured = matches!(format, Format::Json | Format::Yaml);
+    // Running text (Markdown, plain text) has a language of its own: the one most of its
+    // identified text is in. A short paragraph or list item the words cannot settle
+    // ("QR cards") takes it rather than the project's default.
+    let surroundings = if structured {
+        None
+    } else {
+        file_language(views)
+    };
+    let setup = &Setup {
+        default_language: surroundings.unwrap_or(setup.default_language),
+        ..setup.clone()
+    };
+    let mut out: Vec<(usize, Span)> = Vec::with_capacity(views.len());
+    let mut covered_to = 0;
+    for view in views {
+        if view.text.trim().is_empty() {
+            continue;
+        }
+        let range = view.source_range(0..view.text.len());
+        if range.start < covered_to || range.is_empty() {
+            continue; // nested or empty: the enclosing span speaks for it
+        }
+        let (language, kind) = if structured && looks_like_data(view) {
+            ("unknown".to_owned(), Kind::Data)
+        } else {
+            (language_of(view, setup).to_owned(), Kind::Prose)
+        };
+        let start = index.line_col(text, range.start);
+        let end = index
+            .last_char_at(text, range.end)
+            .expect("a non-empty range has a last character");
+        out.push((
+            range.start,
+            Span {
+                start_line: start.line,
+                start_column: start.column,
+                end_line: end.line,
+                end_column: end.column,
+                language,
+                kind,
+                path_hint: view.path_hint.clone().map_or(Field::Null, Field::Value),
+                note: Field::Null,
+            },
+        ));
+        covered_to = range.end;
+    }
+    out.into_iter().map(|(_, span)| span).collect()
+}
+
+/// The language of a prose view: its key path, the format's hint, the project's locale,
+/// the text, or the default — in that order.
+fn language_of<'s>(view: &'s View, setup: &Setup<'s>) -> &'s str {
+    if let Some(code) = view
+        .path_hint
+        .as_deref()
+        .and_then(|p| path_language(p, setup.declared))
+    {
+        return code;
+    }
+    if let Some(hint) = view.lang_hint.as_deref() {
+        return hint;
+    }
+    if let Some(locale) = setup.locale {
+        return locale;
+    }
+    identify(&view.text).unwrap_or(setup.default_language)
+}
+
+/// The language most of the identified text of `views` is in, by characters.
+fn file_language(views: &[View]) -> Option<&'static str> {
+    let mut counts: Vec<(&'static str, usize)> = Vec::new();
+    for view in views {
+        if let Some(language) = identify(&view.text) {
+            match counts.iter_mut().find(|(l, _)| *l == language) {
+                Some((_, n)) => *n += view.text.len(),
+                None => counts.push((language, view.text.len())),
+            }
+        }
+    }
+    counts.into_iter().max_by_key(|&(_, n)| n).map(|(l, _)| l)
+}
+
+/// Language codes a key-path segment may be, besides the declared ones: common ISO 639-1
+/// codes that are not also common key names (`id`, `no`, `is`, `to` are left out).
+pub const LANGUAGE_CODES: &[&str] = &[
+    "ar", "bg", "cs", "da", "de", "el", "en", "es", "et", "fi", "fr", "he", "hr", "hu", "it", "ja",
+    "ko", "lt", "lv", "nl", "pl", "pt", "ro", "ru", "sk", "sl", "sr", "sv", "tr", "uk", "vi", "zh",
+];
+
+/// The last segment of a key path (`phases[2].cs.body`) that is a language code.
+fn path_language<'s>(path: &'s str, declared: &[String]) -> Option<&'s str> {
+    path.split(['.', '[', ']'])
+        .rfind(|segment| declared.iter().any(|d| d == segment) || LANGUAGE_CODES.contains(segment))
+}
+
+/// Keys whose values are machine-read, whatever they look like.
+const DATA_KEYS: &[&str] = &[
+    "id",
+    "ids",
+    "type",
+    "kind",
+    "slug",
+    "key",
+    "icon",
+    "href",
+    "url",
+    "src",
+    "uri",
+    "ref",
+    "variant",
+    "color",
+    "colour",
+    "class",
+    "className",
+    "style",
+    "locale",
+    "lang",
+    "format",
+];
+
+/// Whether a string value is data rather than prose: under a key in [`DATA_KEYS`] (or one
+/// ending in `Id`, `Type`, `Key`, `Url`), or a single token that no reader reads as a
+/// sentence — a slug or identifier (`code-review-helper`, `opening_framing`,
+/// `chromePreset`), a path or URL, a colour, a time or number, or a lowercase ASCII word
+/// (the enum values of a config: `hero`, `minimal`).
+pub fn looks_like_data(view: &View) -> bool {
+    if view.role != ViewRole::Text {
+        return false;
+    }
+    let key = view.path_hint.as_deref().and_then(|p| {
+        p.rsplit(['.', '[', ']'])
+            .find(|s| !s.is_empty() && !s.bytes().all(|b| b.is_ascii_digit()))
+    });
+    if let Some(key) = key
+        && (DATA_KEYS.contains(&key)
+            || ["Id", "Type", "Key", "Url", "Ids"]
+                .iter()
+                .any(|s| key.ends_with(s)))
+    {
+        return true;
+    }
+    let text = view.text.trim();
+    if text.chars().any(char::is_whitespace) {
+        return false;
+    }
+    let token = |c: char| c.is_ascii_alphanumeric() || "-_./:#@+=?&%~".contains(c);
+    if !text.chars().all(token) {
+        return false; // a word with diacritics, punctuation of prose: a word of text
+    }
+    let lowercase_word = text.bytes().all(|b| b.is_ascii_lowercase());
+    // A separator between two characters of the token (`a-b`, `a/b.md`, `x=1`), or a
+    // leading `#`, `/`, `@` or `.` (a colour, an absolute path, a handle): a sentence's own
+    // full stop, at its end, is neither.
+    let bytes = text.as_bytes();
+    let joined = text.starts_with(['#', '/', '@', '.'])
+        || bytes.windows(3).any(|w| {
+            w[0].is_ascii_alphanumeric()
+                && b"-_/.:#@=".contains(&w[1])
+                && (w[2].is_ascii_alphanumeric() || w[2] == b'/')
+        });
+    let camel = text.starts_with(|c: char| c.is_ascii_lowercase())
+        && text.contains(|c: char| c.is_ascii_uppercase());
+    let numeric =
+        text.bytes().any(|b| b.is_ascii_digit()) && !text.bytes().any(|b| b.is_ascii_alphabetic());
+    lowercase_word || joined || camel || numeric
+}
+
+/// Czech letters with a diacritic: in a short text, one of them settles Czech against
+/// English.
+fn is_czech_letter(c: char) -> bool {
+    "áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ".contains(c)
+}
+
+/// Frequent short words of each language the scorer knows, lowercase.
+const STOP_WORDS: &[(&str, &[&str])] = &[
+    (
+        "cs",
+        &[
+            "a", "i", "v", "ve", "na", "je", "se", "si", "to", "že", "s", "z", "k", "o", "u", "do",
+            "pro", "jak", "co", "ale", "nebo", "když", "jsou", "jsem", "není", "tak", "po", "při",
+            "od", "za", "jako", "už", "má", "mají", "být", "bude", "které", "který", "která",
+            "také", "jen", "ještě", "než", "aby", "tím", "této", "tento", "jste", "máte", "vás",
+            "nás", "své", "svůj", "podle", "mezi", "bez", "kde",
+        ],
+    ),
+    (
+        "en",
+        &[
+            "the", "a", "an", "and", "or", "of", "to", "in", "is", "are", "for", "with", "on",
+            "that", "this", "it", "you", "your", "we", "be", "not", "as", "at", "by", "from",
+            "what", "how", "can", "will", "do", "does", "if", "then", "when", "who", "into",
+            "about", "their", "they", "our", "has", "have", "was", "were", "which", "there",
+        ],
+    ),
+];
+
+/// The language `text` is written in, of those the scorer knows (Czech and English), when
+/// its words say so clearly: Czech letters with a diacritic and each language's stop
+/// words are counted, and the best language must lead the next by a margin. None for text
+/// too short or too mixed to tell (a name, a title of two words).
+pub fn identify(text: &str) -> Option<&'static str> {
+    let mut scores: Vec<(&'static str, usize)> = Vec::new();
+    for &(code, words) in STOP_WORDS {
+        let mut score = 0;
+        for word in text
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| !w.is_empty())
+        {
+            let lower = word.to_lowercase();
+            if words.contains(&lower.as_str()) {
+                score += 2;
+            }
+            if code == "cs" {
+                score += 3 * word.chars().filter(|&c| is_czech_letter(c)).count().min(2);
+            }
+        }
+        scores.push((code, score));
+    }
+    scores.sort_by_key(|&(_, score)| std::cmp::Reverse(score));
+    match scores.as_slice() {
+        [(best, s), rest @ ..] if *s >= 3 && rest.first().is_none_or(|(_, r)| s > &(r + 2)) => {
+            Some(best)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::copy::extract::extract;
+
+    fn langs() -> Vec<String> {
+        vec!["cs".to_owned(), "en".to_owned()]
+    }
+
+    fn setup(declared: &[String]) -> Setup<'_> {
+        Setup {
+            declared,
+            default_language: "cs",
+            locale: None,
+        }
+    }
+
+    #[test]
+    fn json_strings_take_their_key_paths_language_and_data_is_data() {
+        let text = r#"{
+  "meta": {
+    "en": { "title": "Harness Lab", "subtitle": "A workshop on agents" },
+    "cs": { "title": "Harness Lab", "subtitle": "Workshop o agentech" }
+  },
+  "blocks": [ { "id": "code-review-helper", "type": "hero", "time": "09:10" } ]
+}
+"#;
+        let views = extract(Format::Json, text).unwrap();
+        let declared = langs();
+        let spans = spans(Format::Json, text, &views, &setup(&declared));
+        let tags: Vec<(&str, Kind, String)> = spans
+            .iter()
+            .map(|s| {
+                let hint = s.path_hint.value().cloned().unwrap_or_default();
+                (s.language.as_str(), s.kind, hint)
+            })
+            .collect();
+        assert_eq!(
+            tags,
+            [
+                ("en", Kind::Prose, "meta.en.title".to_owned()),
+                ("en", Kind::Prose, "meta.en.subtitle".to_owned()),
+                ("cs", Kind::Prose, "meta.cs.title".to_owned()),
+                ("cs", Kind::Prose, "meta.cs.subtitle".to_owned()),
+                ("unknown", Kind::Data, "blocks[0].id".to_owned()),
+                ("unknown", Kind::Data, "blocks[0].type".to_owned()),
+                ("unknown", Kind::Data, "blocks[0].time".to_owned()),
+            ]
+        );
+        // The span is the string's content, line and UTF-16 columns.
+        assert_eq!((spans[0].start_line, spans[0].start_column), (3, 23));
+        assert_eq!((spans[0].end_line, spans[0].end_column), (3, 33));
+    }
+
+    #[test]
+    fn markdown_paragraphs_are_identified_by_their_words() {
+        let text = "# Úvod\n\nDnes se podíváme na to, jak pracovat s agenty.\n\n\
+                    The agent reads the repository and writes a plan.\n\nHarness Lab\n";
+        let views = extract(Format::Markdown, text).unwrap();
+        let declared = langs();
+        let spans = spans(Format::Markdown, text, &views, &setup(&declared));
+        let langs: Vec<&str> = spans.iter().map(|s| s.language.as_str()).collect();
+        // A name says nothing: the language of most of the file.
+        assert_eq!(langs, ["cs", "cs", "en", "cs"]);
+        let english =
+            "# Materials\n\nThis directory is for the assets of the workshop.\n\n- QR cards\n";
+        let views = extract(Format::Markdown, english).unwrap();
+        let spans = super::spans(Format::Markdown, english, &views, &setup(&declared));
+        assert!(spans.iter().all(|s| s.language == "en"), "{spans:?}");
+        let with_locale = Setup {
+            locale: Some("en"),
+            ..setup(&declared)
+        };
+        let spans = super::spans(Format::Markdown, text, &views, &with_locale);
+        assert!(spans.iter().all(|s| s.language == "en"));
+    }
+
+    #[test]
+    fn identify_needs_a_clear_lead() {
+        assert_eq!(identify("Jdu do lesa a pak domů."), Some("cs"));
+        assert_eq!(identify("This is the plan for the day."), Some("en"));
+        assert_eq!(identify("Harness Lab"), None);
+        assert_eq!(identify("Ahoj"), None);
+    }
+
+    #[test]
+    fn data_looks_like_tokens_not_sentences() {
+        let view = |text: &str, hint: &str| {
+            let json = format!("{{\"{hint}\": {}}}", serde_json::to_string(text).unwrap());
+            extract(Format::Json, &json).unwrap().remove(0)
+        };
+        for (text, hint) in [
+            ("code-review-helper", "x"),
+            ("hero", "x"),
+            ("content/a.md", "x"),
+            ("https://example.com/a", "x"),
+            ("#ff0000", "x"),
+            ("09:10", "x"),
+            ("chromePreset", "x"),
+            ("Anything at all", "id"),
+            ("Brief", "sceneType"),
+        ] {
+            assert!(looks_like_data(&view(text, hint)), "{text} under {hint}");
+        }
+        for (text, hint) in [
+            ("Harness Lab", "title"),
+            ("Úvod", "title"),
+            ("Opening", "label"),
+            ("úvod", "x"),
+            ("Hotovo.", "x"),
+        ] {
+            assert!(!looks_like_data(&view(text, hint)), "{text} under {hint}");
+        }
+    }
+}

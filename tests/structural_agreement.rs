@@ -1,0 +1,105 @@
+//! The structural segmenter against the real agent's reviewed spans: on every fresh entry
+//! of the three shared harness-lab trees, the share of prose characters (the characters
+//! the rules read: every view's) on which the two agree.
+//!
+//! "Agree" is on what the audit does with a character: no language rule (a `code` or
+//! `data` span, language `unknown`, or a language the project does not declare), or the
+//! rules of one declared language. The agent tags a time or an enum value `unknown` prose
+//! where the structural segmenter says `data`, and an English file of this Czech-only
+//! repository `unknown` where it says `en`; the audit treats each pair alike, and so does
+//! this count.
+//!
+//! `cargo test --test structural_agreement -- --nocapture` prints the table of
+//! `docs/segmentation.md`.
+
+use lockgraph_queries::copy::extract::{Format, extract};
+use lockgraph_queries::copy::lockfile::{self, Kind, SpanIndex};
+use lockgraph_queries::copy::structural::{self, Setup};
+use lockgraph_queries::hash::ContentHash;
+use lockgraph_queries::text::LineIndex;
+use std::path::Path;
+
+/// What the audit does with a character: the declared language whose rules run, or none.
+fn class(at: Option<(Kind, &str)>, default: &str) -> Option<String> {
+    match at {
+        None => Some(default.to_owned()),
+        Some((Kind::Code | Kind::Data, _)) => None,
+        Some((_, language)) => DECLARED.contains(&language).then(|| language.to_owned()),
+    }
+}
+
+/// The real repository's declared profiles: `extends: [czech]`.
+const DECLARED: [&str; 1] = ["cs"];
+
+/// (agreeing characters, prose characters) of one file.
+fn agreement(text: &str, format: Format, agent: &SpanIndex, ours: &SpanIndex) -> (usize, usize) {
+    let views = extract(format, text).unwrap();
+    let (mut agree, mut total) = (0, 0);
+    for view in &views {
+        for (i, _) in view.text.char_indices() {
+            let at = view.source_offset(i);
+            total += 1;
+            agree += usize::from(class(agent.at(at), "cs") == class(ours.at(at), "cs"));
+        }
+    }
+    (agree, total)
+}
+
+#[test]
+fn structural_spans_agree_with_the_reviewed_agent_spans() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/harness-lab");
+    if !shared.exists() {
+        assert!(
+            std::env::var_os("LOCKGRAPH_SKIP_CONFORMANCE").is_some(),
+            "{} is missing (LOCKGRAPH_SKIP_CONFORMANCE=1 skips this)",
+            shared.display()
+        );
+        return;
+    }
+    let declared = DECLARED.map(str::to_owned);
+    let setup = Setup {
+        declared: &declared,
+        default_language: "cs",
+        locale: None,
+    };
+    let (mut agree, mut total) = (0, 0);
+    let mut rows = Vec::new();
+    for commit in ["b14f4c7", "ff85c84", "58cfea7"] {
+        let tree = shared.join(commit);
+        let lock =
+            lockfile::parse(&std::fs::read_to_string(tree.join(".copy-editor.lock.json")).unwrap())
+                .unwrap();
+        for (path, entry) in &lock.files {
+            let Ok(text) = std::fs::read_to_string(tree.join(path)) else {
+                continue;
+            };
+            if ContentHash::of(text.as_bytes()).to_string() != entry.content_hash {
+                continue; // stale: the agent's spans describe other bytes
+            }
+            let format = Format::from_path(path);
+            let index = LineIndex::new(&text);
+            let views = extract(format, &text).unwrap();
+            let ours = structural::spans(format, &text, &views, &setup);
+            let agent = SpanIndex::new(&text, &index, &entry.spans).unwrap();
+            let ours = SpanIndex::new(&text, &index, &ours).expect("structural spans are valid");
+            let (a, t) = agreement(&text, format, &agent, &ours);
+            rows.push(format!(
+                "| `{commit}` | `{path}` | {t} | {:.1}% |",
+                100.0 * a as f64 / t.max(1) as f64
+            ));
+            (agree, total) = (agree + a, total + t);
+        }
+    }
+    let overall = 100.0 * agree as f64 / total as f64;
+    println!("| commit | file | prose characters | agreement |\n|---|---|---|---|");
+    for row in &rows {
+        println!("{row}");
+    }
+    println!(
+        "| all | {} files | {total} | **{overall:.1}%** |",
+        rows.len()
+    );
+    // The figure this segmenter reaches, 98.8% (the target is 97%): a change that lowers
+    // it fails here.
+    assert!(overall >= 98.5, "overall agreement {overall:.1}%");
+}
