@@ -1061,3 +1061,63 @@ fn refresh_cache_invalidates_matching_entries_then_audits() {
             .is_empty()
     );
 }
+
+/// `--offline` writes structural entries for the missing and stale files, unreviewed; in
+/// the agent's lockfile each span says it is structural and the backend stays; the fresh
+/// entries are untouched, and a second run writes nothing.
+#[test]
+fn offline_segments_missing_and_stale_files_structurally() {
+    let tree = Tree::copy_of("copy");
+    let before = json(tree.read(LOCK).as_bytes());
+    let out = tree
+        .copy_audit()
+        .args(["--offline", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.code() == Some(1), "error findings remain");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--offline: 2 entries written"), "{said}");
+    let lock = json(tree.read(LOCK).as_bytes());
+    assert_eq!(
+        lock["segmenter"], before["segmenter"],
+        "the agent's backend stays"
+    );
+    assert_eq!(
+        lock["files"][UVOD], before["files"][UVOD],
+        "fresh entries untouched"
+    );
+    for file in [WELCOME, SETUP] {
+        let entry = &lock["files"][file];
+        assert_eq!(entry["reviewedBy"], Value::Null, "{file}");
+        let spans = entry["spans"].as_array().unwrap();
+        assert!(!spans.is_empty(), "{file}");
+        assert!(
+            spans
+                .iter()
+                .all(|s| s["note"].as_str().unwrap().starts_with("structural"))
+        );
+    }
+    // `paths.locale` makes the guide English.
+    let setup = lock["files"][SETUP]["spans"].as_array().unwrap();
+    assert!(
+        setup
+            .iter()
+            .all(|s| s["language"] == "en" || s["kind"] == "data")
+    );
+    let list = tree
+        .copy_audit()
+        .args(["--list-unsegmented", "--json"])
+        .output()
+        .unwrap();
+    let missing_or_stale = json(&list.stdout)["unsegmented"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["reason"] != "prompt")
+        .count();
+    assert_eq!(missing_or_stale, 0);
+    let written = tree.read(LOCK);
+    let again = tree.copy_audit().arg("--offline").output().unwrap();
+    assert!(String::from_utf8_lossy(&again.stderr).contains("0 entries written"));
+    assert_eq!(tree.read(LOCK), written);
+}

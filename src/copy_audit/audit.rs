@@ -496,12 +496,6 @@ impl Learnt {
 }
 
 pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Outcome, Failure> {
-    if args.offline {
-        return Err(Failure::new(
-            "--offline needs the structural segmenter, which this build does not have yet; \
-             segment files with `copy-audit segment` and `copy-audit lockfile add`",
-        ));
-    }
     if let Some(glob) = &args.refresh_cache {
         super::lockfile_cmd::invalidate(ws, glob)?;
     }
@@ -509,6 +503,9 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
         .config
         .matcher(args.paths.as_deref())
         .map_err(|e| Failure::new(e.to_string()))?;
+    if args.offline {
+        super::offline::segment(ws, &matcher)?;
+    }
     for warning in &ws.config.warnings {
         eprintln!("warning: {warning}");
     }

@@ -130,7 +130,7 @@ pub fn invalidate(ws: &Workspace, glob: &str) -> Result<Outcome, Failure> {
 }
 
 /// Runs one lockfile edit under the lock and writes the result if it changed.
-fn edit(
+pub(super) fn edit(
     ws: &Workspace,
     change: impl FnOnce(&Workspace, &mut Lockfile) -> Result<String, Failure>,
 ) -> Result<Outcome, Failure> {
@@ -187,7 +187,7 @@ fn read_spans_input(arg: &str) -> Result<String, Failure> {
     }
 }
 
-fn now_utc() -> String {
+pub(super) fn now_utc() -> String {
     let now = time::OffsetDateTime::now_utc();
     now.format(time::macros::format_description!(
         "[year]-[month]-[day]T[hour]:[minute]:[second]Z"

@@ -6,6 +6,7 @@ pub mod cli;
 mod fix;
 mod lockfile_cmd;
 mod lockview;
+mod offline;
 mod report;
 mod sarif;
 mod segment;
