@@ -52,6 +52,7 @@ fn database(text: &str, entry: Option<&Entry>) -> (Database, SourceFile) {
     let _settings = Settings::builder(
         table,
         "cs".to_string(),
+        vec!["cs".to_string(), "en".to_string()],
         false,
         "copy-editor: ignore".to_string(),
         false,
@@ -64,6 +65,7 @@ fn database(text: &str, entry: Option<&Entry>) -> (Database, SourceFile) {
         Format::from_path(PATH),
         Source::from(text),
         entry.cloned(),
+        None,
     );
     (db, file)
 }

@@ -17,6 +17,7 @@
 mod common;
 
 use common::Tree;
+use lockgraph_queries::copy::lockfile::{Kind, SpanIndex};
 use lockgraph_queries::copy::rules::REFERENCE_IDS;
 use lockgraph_queries::text::{LineCol, LineIndex};
 use serde_json::Value;
@@ -62,7 +63,7 @@ const REASONS: &[(&str, &str)] = &[
     ),
     (
         "stale-english",
-        "reference defect: a stale or missing file is audited without spans, so Czech rules fire on English text (spec §5); ours fire only in text with a Czech diacritic",
+        "reference defect: a stale or missing file is audited without spans, so Czech rules fire on English text (spec §5); ours audits it with provisional structural spans, and cs-R1b and cs-R8 fire only in text with a Czech diacritic",
     ),
     (
         "stale-gate",
@@ -435,6 +436,7 @@ fn classify(commit: &str, tree: &Tree, diffs: &[Difference]) -> Vec<&'static str
         .filter(|(f, _)| f.ends_with(".json"))
         .map(|(f, t)| (*f, reference_places(t)))
         .collect();
+    let mut provisional: BTreeMap<&str, Option<SpanIndex>> = BTreeMap::new();
     let on_their_side = |d: &Difference, side: &str, at: LineCol| {
         diffs.iter().any(|o| {
             o.side == side
@@ -501,20 +503,31 @@ fn classify(commit: &str, tree: &Tree, diffs: &[Difference]) -> Vec<&'static str
                 }
                 return "unexplained";
             }
-            // The reference's alone: Czech rules on a stale file's English text.
-            let czech_rule = matches!(
-                d.rule.as_str(),
-                "cs-R1b-nbsp-conjunction" | "cs-R8-english-day-month"
-            );
-            if czech_rule && unsegmented.contains(&d.file) {
-                let value = places.get(d.file.as_str()).and_then(|(placed, values)| {
-                    let source = placed.iter().find(|p| p.at == at)?.source;
+            // The reference's alone: Czech rules on a stale file's English text, which our
+            // provisional spans tag as another language (or which has no Czech diacritic,
+            // for the two rules that need one).
+            if d.rule.starts_with("cs-") && unsegmented.contains(&d.file) {
+                let source = match places.get(d.file.as_str()) {
+                    Some((placed, _)) => placed.iter().find(|p| p.at == at).map(|p| p.source),
+                    None => index.offset(text, at),
+                };
+                let value = places.get(d.file.as_str()).and_then(|(_, values)| {
                     values
                         .iter()
-                        .find(|(r, _)| r.contains(&source))
+                        .find(|(r, _)| source.is_some_and(|s| r.contains(&s)))
                         .map(|(_, v)| v)
                 });
-                if value.is_some_and(|v| !v.chars().any(is_czech_diacritic)) {
+                let provisional = source.and_then(|s| {
+                    let spans = provisional
+                        .entry(d.file.as_str())
+                        .or_insert_with(|| provisional_spans(&d.file, text));
+                    language_at(spans.as_ref()?, s)
+                });
+                let gated = matches!(
+                    d.rule.as_str(),
+                    "cs-R1b-nbsp-conjunction" | "cs-R8-english-day-month"
+                ) && value.is_some_and(|v| !v.chars().any(is_czech_diacritic));
+                if provisional.as_deref() != Some("cs") || gated {
                     return "stale-english";
                 }
             }
@@ -536,6 +549,32 @@ fn one_letter_word(text: &str, index: &LineIndex, at: LineCol) -> &'static str {
         (Some('\u{a0}'), _) => "missed-chain",
         (_, Some(c)) if c.is_ascii_digit() => "missed-digit",
         _ => "unexplained",
+    }
+}
+
+/// Our provisional spans for a file without a fresh entry, as the audit computes them.
+fn provisional_spans(path: &str, text: &str) -> Option<SpanIndex> {
+    use lockgraph_queries::copy::extract::{Format, extract};
+    use lockgraph_queries::copy::structural::{Setup, spans};
+    let format = Format::from_path(path);
+    let views = extract(format, text).ok()?;
+    let declared = ["cs".to_owned()];
+    let setup = Setup {
+        declared: &declared,
+        default_language: "cs",
+        locale: None,
+    };
+    let spans = spans(format, text, &views, &setup);
+    SpanIndex::new(text, &LineIndex::new(text), &spans).ok()
+}
+
+/// The language `spans` give the character at `offset`: None for data, the default (Czech
+/// here) in a gap.
+fn language_at(spans: &SpanIndex, offset: usize) -> Option<String> {
+    match spans.at(offset) {
+        None => Some("cs".to_owned()),
+        Some((Kind::Code | Kind::Data, _)) => None,
+        Some((_, language)) => Some(language.to_owned()),
     }
 }
 

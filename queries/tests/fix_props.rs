@@ -29,11 +29,12 @@ fn fixed_point(lang: &str, format: Format, source: &str) -> (String, usize) {
         db,
         table,
         lang.to_string(),
+        vec!["cs".to_string(), "en".to_string()],
         false,
         "copy-editor: ignore".into(),
         false,
     );
-    let file = SourceFile::new(db, "t".into(), format, Source::from(source), None);
+    let file = SourceFile::new(db, "t".into(), format, Source::from(source), None, None);
     let mut current = source.to_string();
     for pass in 0..8 {
         let report = engine::report(db, file);

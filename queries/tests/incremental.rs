@@ -24,6 +24,7 @@ fn engine_setup() -> Setup {
             fingerprint: ContentHash::of(b"builtin"),
         },
         default_language: "cs".to_string(),
+        declared: vec!["cs".to_string(), "en".to_string()],
         unknown_language_default: false,
         ignore_marker: "copy-editor: ignore".to_string(),
         prompt_outdated: false,
@@ -41,6 +42,7 @@ fn setup(texts: &[(&str, &str)]) -> (Database, ExecutionLog, Vec<SourceFile>) {
                 path.to_string(),
                 Format::from_path(path),
                 Source::from(*text),
+                None,
                 None,
             )
         })
@@ -208,8 +210,13 @@ fn a_report_computed_once_is_the_report_kept() {
     // Computed without the database, from the same inputs the database holds.
     let same = |db: &Database| {
         for f in &files {
-            let once =
-                engine::report_once(&settings, f.format(db), f.source(db), f.entry(db).as_ref());
+            let once = engine::report_once(
+                &settings,
+                f.format(db),
+                f.source(db),
+                f.entry(db).as_ref(),
+                f.locale(db).as_deref(),
+            );
             assert_eq!(once, *engine::report(db, *f), "{}", f.path(db));
         }
     };
@@ -299,9 +306,15 @@ fn a_report_computed_once_is_the_report_kept_on_every_fixture() {
                     Format::from_path(path),
                     source.clone(),
                     entry.clone(),
+                    None,
                 );
-                let once =
-                    engine::report_once(&settings, Format::from_path(path), source, entry.as_ref());
+                let once = engine::report_once(
+                    &settings,
+                    Format::from_path(path),
+                    source,
+                    entry.as_ref(),
+                    None,
+                );
                 assert_eq!(once, *engine::report(&db, file), "{path}");
             }
         }
@@ -393,8 +406,8 @@ proptest! {
         let db = Database::default();
         settings.install(&db);
         let source = Source::from(bytes.as_str());
-        let file = SourceFile::new(&db, path.into(), Format::from_path(path), source.clone(), entry.clone());
-        let once = engine::report_once(&settings, Format::from_path(path), &source, entry.as_ref());
+        let file = SourceFile::new(&db, path.into(), Format::from_path(path), source.clone(), entry.clone(), None);
+        let once = engine::report_once(&settings, Format::from_path(path), &source, entry.as_ref(), None);
         prop_assert_eq!(&once, engine::report(&db, file));
     }
 }

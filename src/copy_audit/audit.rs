@@ -228,6 +228,7 @@ fn findings_key(
     hash: &ContentHash,
     state: EntryState,
     info: Option<&LockInfo>,
+    locale: Option<&str>,
     settings: &ContentHash,
 ) -> [u8; 32] {
     let mut h = Sha256::new();
@@ -240,7 +241,11 @@ fn findings_key(
             h.update(b"spans");
             h.update(info.spans.0);
         }
-        _ => h.update(b"no spans"),
+        // Provisional spans: the bytes, the settings and the file's locale make them.
+        _ => {
+            h.update(b"provisional");
+            h.update(locale.unwrap_or_default().as_bytes());
+        }
     }
     h.finalize().into()
 }
@@ -251,6 +256,7 @@ pub(super) fn engine_setup(ws: &Workspace, prompt_outdated: bool) -> Result<Setu
     Ok(Setup {
         rules: rule_table(&ws.config)?,
         default_language: ws.config.language.clone().unwrap_or_default(),
+        declared: ws.config.declared_profiles.clone(),
         unknown_language_default: ws.config.unknown_language_default,
         ignore_marker: ws.config.ignore_marker.clone(),
         prompt_outdated,
@@ -292,6 +298,11 @@ pub fn audit(
     progress: &Progress,
 ) -> Result<(Audit, Learnt), Failure> {
     let setup = engine_setup(ws, lock.prompt_outdated())?;
+    // `paths.locale`, for the provisional spans of files without a fresh entry.
+    let locales = ws
+        .config
+        .matcher(None)
+        .map_err(|e| Failure::new(e.to_string()))?;
     let settings_key = ContentHash::of(
         format!(
             "{}|{}|{}|{}",
@@ -334,7 +345,15 @@ pub fn audit(
                 // For the stat index: the walk's, or the one taken as the file was read.
                 *stat = Some(scanned.stat);
                 let state = lock.state(info.as_ref(), scanned.hash);
-                let key = findings_key(&path, &scanned.hash, state, info.as_ref(), &settings_key);
+                let locale = locales.locale_for(&path);
+                let key = findings_key(
+                    &path,
+                    &scanned.hash,
+                    state,
+                    info.as_ref(),
+                    locale,
+                    &settings_key,
+                );
                 // Taken out of the cache here, on the workers, not cloned.
                 let taken = shared.map_or(Taken::Missing, |c| c.take_findings(&key));
                 if info.is_some() && !matches!(taken, Taken::Missing) {
@@ -373,7 +392,7 @@ pub fn audit(
                         };
                         let format = Format::from_path(&path);
                         let mut report =
-                            engine::report_once(&setup, format, &source, entry.as_ref());
+                            engine::report_once(&setup, format, &source, entry.as_ref(), locale);
                         report.state = state;
                         (report, Origin::Engine)
                     }

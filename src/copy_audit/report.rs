@@ -5,7 +5,7 @@ use super::audit::Audit;
 use super::cli::OutputFormat;
 use super::workspace::Workspace;
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
-use lockgraph_queries::copy::engine::Finding;
+use lockgraph_queries::copy::engine::{EntryState, Finding};
 use lockgraph_queries::copy::rules::Severity;
 use lockgraph_queries::text::LineIndex;
 use rayon::prelude::*;
@@ -68,11 +68,9 @@ impl<'a> Findings<'a> {
     pub fn iter(&self) -> impl Iterator<Item = JsonFinding<'a>> + 'a {
         let root = self.root;
         self.audit.files().flat_map(move |audited| {
-            audited
-                .report
-                .findings
-                .iter()
-                .map(move |f| JsonFinding::new(root, &audited.path, f))
+            audited.report.findings.iter().map(move |f| {
+                JsonFinding::new(root, &audited.path, segmentation(audited.report.state), f)
+            })
         })
     }
 }
@@ -103,10 +101,23 @@ pub struct JsonFinding<'a> {
     /// Where the matched text ends (exclusive).
     pub end_line: u32,
     pub end_column: u32,
+    /// `cached`: the file's spans are its fresh lockfile entry's; `provisional`: it has no
+    /// fresh entry, and the structural segmenter's spans, computed for this run and never
+    /// written, stood in.
+    pub segmentation: &'static str,
+}
+
+/// What a file's entry state says of the spans its findings were filtered with.
+pub fn segmentation(state: EntryState) -> &'static str {
+    if state.has_usable_spans() {
+        "cached"
+    } else {
+        "provisional"
+    }
 }
 
 impl<'a> JsonFinding<'a> {
-    fn new(root: &'a str, path: &'a str, f: &'a Finding) -> Self {
+    fn new(root: &'a str, path: &'a str, segmentation: &'static str, f: &'a Finding) -> Self {
         JsonFinding {
             rule_id: &f.rule_id,
             severity: f.severity.as_str(),
@@ -124,6 +135,7 @@ impl<'a> JsonFinding<'a> {
             relative_path: path,
             end_line: f.end.line,
             end_column: f.end.column,
+            segmentation,
         }
     }
 }
@@ -282,16 +294,16 @@ fn write_audit_json(
     out.write_all(head.strip_suffix(b"\n}").expect("a pretty object"))?;
     out.write_all(b",\n  \"findings\": [")?;
     let mut first = true;
-    let mut window: Vec<(&str, &Finding)> = Vec::with_capacity(window_len);
-    let mut flush = |window: &mut Vec<(&str, &Finding)>| -> std::io::Result<()> {
+    let mut window: Vec<(&str, &'static str, &Finding)> = Vec::with_capacity(window_len);
+    let mut flush = |window: &mut Vec<(&str, &'static str, &Finding)>| -> std::io::Result<()> {
         let rendered: Vec<Vec<u8>> = window
             .par_chunks(512)
             .map(|part| {
                 let mut buf = Vec::new();
-                for (path, f) in part {
+                for (path, segmentation, f) in part {
                     buf.extend_from_slice(b",\n    ");
                     let mut ser = serde_json::Serializer::with_formatter(&mut buf, Indented::at(2));
-                    JsonFinding::new(summary.findings.root, path, f)
+                    JsonFinding::new(summary.findings.root, path, segmentation, f)
                         .serialize(&mut ser)
                         .expect("findings serialise");
                 }
@@ -307,8 +319,9 @@ fn write_audit_json(
         Ok(())
     };
     for a in audit.files() {
+        let segmentation = segmentation(a.report.state);
         for f in &a.report.findings {
-            window.push((&a.path, f));
+            window.push((&a.path, segmentation, f));
             if window.len() == window_len {
                 flush(&mut window)?;
             }
@@ -484,6 +497,13 @@ fn print_human(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
         }
         if report.findings.is_empty() {
             continue;
+        }
+        if !report.state.has_usable_spans() {
+            let _ = writeln!(
+                out,
+                "note: {path}: no fresh lockfile entry; its findings use provisional \
+                 structural spans (segment it: copy-audit segment {path})"
+            );
         }
         // Only files with findings are read again, and only for human output.
         let text = ws.read_text(path).unwrap_or_default();

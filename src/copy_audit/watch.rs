@@ -94,6 +94,7 @@ impl Session {
             Format::from_path(&path),
             Source::new(bytes),
             entry,
+            self.matcher.locale_for(&path).map(str::to_owned),
         );
         self.files.insert(path, Tracked { input, hash });
     }

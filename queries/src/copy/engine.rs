@@ -39,6 +39,9 @@ pub struct SourceFile {
     pub source: Source,
     #[returns(ref)]
     pub entry: Option<Entry>,
+    /// `paths.locale`'s language for this file: a hint for its provisional spans.
+    #[returns(ref)]
+    pub locale: Option<String>,
 }
 
 /// Everything the audit of one file depends on besides the file: the configured rules and
@@ -49,6 +52,9 @@ pub struct Settings {
     pub rules: RuleTable,
     #[returns(ref)]
     pub default_language: String,
+    /// The declared profiles' language codes: what provisional spans tag by key path.
+    #[returns(ref)]
+    pub declared: Vec<String>,
     /// `segment.unknown_language: default`: spans tagged `unknown` take the default
     /// language instead of skipping language-scoped rules.
     #[returns(copy)]
@@ -85,6 +91,7 @@ impl Eq for RuleTable {}
 pub struct Setup {
     pub rules: RuleTable,
     pub default_language: String,
+    pub declared: Vec<String>,
     pub unknown_language_default: bool,
     pub ignore_marker: String,
     pub prompt_outdated: bool,
@@ -97,6 +104,7 @@ impl Setup {
         Settings::builder(
             self.rules.clone(),
             self.default_language.clone(),
+            self.declared.clone(),
             self.unknown_language_default,
             self.ignore_marker.clone(),
             self.prompt_outdated,
@@ -179,6 +187,8 @@ trait FileInputs {
     fn entry(&self) -> Option<&Entry>;
     fn rules(&self) -> &RuleTable;
     fn default_language(&self) -> &str;
+    fn declared(&self) -> &[String];
+    fn locale(&self) -> Option<&str>;
     fn unknown_language_default(&self) -> bool;
     fn ignore_marker(&self) -> &str;
     fn entry_state(&self) -> EntryState;
@@ -210,6 +220,12 @@ impl FileInputs for Tracked<'_> {
     fn default_language(&self) -> &str {
         Settings::get(self.db).default_language(self.db)
     }
+    fn declared(&self) -> &[String] {
+        Settings::get(self.db).declared(self.db)
+    }
+    fn locale(&self) -> Option<&str> {
+        self.file.locale(self.db).as_deref()
+    }
     fn unknown_language_default(&self) -> bool {
         Settings::get(self.db).unknown_language_default(self.db)
     }
@@ -239,6 +255,7 @@ struct Once<'a> {
     format: Format,
     source: &'a Source,
     entry: Option<&'a Entry>,
+    locale: Option<&'a str>,
     /// Computed when the file is: every other value reads it.
     state: EntryState,
     line_index: OnceCell<LineIndex>,
@@ -262,6 +279,12 @@ impl FileInputs for Once<'_> {
     }
     fn default_language(&self) -> &str {
         &self.setup.default_language
+    }
+    fn declared(&self) -> &[String] {
+        &self.setup.declared
+    }
+    fn locale(&self) -> Option<&str> {
+        self.locale
     }
     fn unknown_language_default(&self) -> bool {
         self.setup.unknown_language_default
@@ -494,7 +517,7 @@ pub fn span_index(
 
 fn span_index_of(i: &impl FileInputs) -> Result<Option<SpanIndex>, FileError> {
     if !i.entry_state().has_usable_spans() {
-        return Ok(None);
+        return Ok(provisional_spans(i));
     }
     let (Ok(text), Some(entry)) = (i.source().text(), i.entry()) else {
         return Ok(None);
@@ -509,6 +532,23 @@ fn span_index_of(i: &impl FileInputs) -> Result<Option<SpanIndex>, FileError> {
             line_col: None,
             message: format!("lockfile entry does not fit the file: {e}"),
         })
+}
+
+/// The spans a file without a fresh entry is audited with: the structural segmenter's,
+/// computed here and never written (`--offline` writes them). Without them, every string
+/// of a bilingual file whose entry went stale read as the default language.
+fn provisional_spans(i: &impl FileInputs) -> Option<SpanIndex> {
+    let text = i.source().text().ok()?;
+    // Extracted again, with the path hints the engine's own views leave out: only for
+    // files without a fresh entry, and the key paths are what tags a bilingual file.
+    let views = extract::extract(i.format(), text).ok()?;
+    let setup = crate::copy::structural::Setup {
+        declared: i.declared(),
+        default_language: i.default_language(),
+        locale: i.locale(),
+    };
+    let spans = crate::copy::structural::spans(i.format(), text, &views, &setup);
+    SpanIndex::new(text, i.line_index(), &spans).ok()
 }
 
 /// A hit placed in the source: everything about a finding that depends on the file's
@@ -630,12 +670,14 @@ pub fn report_once(
     format: Format,
     source: &Source,
     entry: Option<&Entry>,
+    locale: Option<&str>,
 ) -> FileReport {
     let once = Once {
         setup,
         format,
         source,
         entry,
+        locale,
         state: state_of(entry, source.hash(), setup.prompt_outdated),
         line_index: OnceCell::new(),
         views: OnceCell::new(),
