@@ -368,8 +368,14 @@ pub fn views(db: &dyn salsa::Database, file: SourceFile) -> Result<Vec<View>, Fi
 
 fn views_of(i: &impl FileInputs) -> Result<Vec<View>, FileError> {
     let text = i.source().text().map_err(Clone::clone)?;
-    // Without path hints: nothing an audit reports reads them (see `PathHints`).
-    extract::extract_views(i.format(), text, extract::PathHints::Without).map_err(|e| FileError {
+    // Without path hints, which nothing an audit reports reads (see `PathHints`) — but a
+    // file without a fresh entry is segmented from its views, and the key paths are what
+    // tag a bilingual file.
+    let hints = match i.entry_state().has_usable_spans() {
+        true => extract::PathHints::Without,
+        false => extract::PathHints::With,
+    };
+    extract::extract_views(i.format(), text, hints).map_err(|e| FileError {
         line_col: Some(i.line_index().line_col(text, e.offset)),
         message: e.message,
     })
@@ -539,15 +545,14 @@ fn span_index_of(i: &impl FileInputs) -> Result<Option<SpanIndex>, FileError> {
 /// of a bilingual file whose entry went stale read as the default language.
 fn provisional_spans(i: &impl FileInputs) -> Option<SpanIndex> {
     let text = i.source().text().ok()?;
-    // Extracted again, with the path hints the engine's own views leave out: only for
-    // files without a fresh entry, and the key paths are what tags a bilingual file.
-    let views = extract::extract(i.format(), text).ok()?;
+    // With their path hints (see `views_of`).
+    let views = i.views().as_ref().ok()?;
     let setup = crate::copy::structural::Setup {
         declared: i.declared(),
         default_language: i.default_language(),
         locale: i.locale(),
     };
-    let spans = crate::copy::structural::spans(i.format(), text, &views, &setup);
+    let spans = crate::copy::structural::spans(i.format(), text, views, &setup);
     SpanIndex::new(text, i.line_index(), &spans).ok()
 }
 
