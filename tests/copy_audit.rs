@@ -1121,3 +1121,16 @@ fn offline_segments_missing_and_stale_files_structurally() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("0 entries written"));
     assert_eq!(tree.read(LOCK), written);
 }
+
+/// Without a terminal there is no one to ask: `--review-cache` refuses in one sentence.
+#[test]
+fn review_cache_needs_a_terminal() {
+    let tree = Tree::copy_of("copy");
+    let lock = tree.read(LOCK);
+    let out = tree.copy_audit().arg("--review-cache").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("needs a terminal"), "{said}");
+    assert!(said.contains("lockfile mark-reviewed"), "{said}");
+    assert_eq!(tree.read(LOCK), lock);
+}

@@ -518,6 +518,9 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     if let Some(glob) = &args.refresh_cache {
         super::lockfile_cmd::invalidate(ws, glob)?;
     }
+    if args.review_cache {
+        return super::review::run(ws);
+    }
     let matcher = ws
         .config
         .matcher(args.paths.as_deref())

@@ -62,6 +62,11 @@ pub struct AuditArgs {
     #[arg(long)]
     pub offline: bool,
 
+    /// Review the unreviewed entries in the terminal, one at a time: accept, edit, skip or
+    /// quit. `$COPY_EDITOR_REVIEWER` names the reviewer; `$EDITOR` edits the spans.
+    #[arg(long, conflicts_with_all = ["fix", "list_unsegmented", "watch", "self_test"])]
+    pub review_cache: bool,
+
     /// Before the audit, remove the lockfile entries matching GLOB (every entry without
     /// one): their files are segmented again, by the agent or with --offline.
     #[arg(long, value_name = "GLOB", num_args = 0..=1, default_missing_value = "**")]

@@ -8,6 +8,7 @@ mod lockfile_cmd;
 mod lockview;
 mod offline;
 mod report;
+mod review;
 mod sarif;
 mod segment;
 pub mod watch;
