@@ -1102,7 +1102,7 @@ fn offline_segments_missing_and_stale_files_structurally() {
     assert!(
         setup
             .iter()
-            .all(|s| s["language"] == "en" || s["kind"] == "data")
+            .all(|s| s["language"] == "en" || s["kind"] != "prose")
     );
     let list = tree
         .copy_audit()

@@ -38,6 +38,21 @@ pub struct Setup<'a> {
 /// are `views` (extracted with path hints), sorted and disjoint, as a lockfile entry
 /// holds them.
 pub fn spans(format: Format, text: &str, views: &[View], setup: &Setup<'_>) -> Vec<Span> {
+    spans_with(format, text, views, setup, &identify)
+}
+
+/// A language identifier: the language a text is written in, when it can tell.
+pub type Identifier<'i> = &'i dyn Fn(&str) -> Option<&'static str>;
+
+/// [`spans`] with another language identifier than [`identify`]: how the choice of ours
+/// over a general-purpose crate is measured (`tests/structural_agreement.rs`).
+pub fn spans_with(
+    format: Format,
+    text: &str,
+    views: &[View],
+    setup: &Setup<'_>,
+    identify: Identifier<'_>,
+) -> Vec<Span> {
     let index = LineIndex::new(text);
     let structured = matches!(format, Format::Json | Format::Yaml);
     // Running text (Markdown, plain text) has a language of its own: the one most of its
@@ -46,13 +61,16 @@ pub fn spans(format: Format, text: &str, views: &[View], setup: &Setup<'_>) -> V
     let surroundings = if structured {
         None
     } else {
-        file_language(views)
+        file_language(views, identify)
     };
     let setup = &Setup {
         default_language: surroundings.unwrap_or(setup.default_language),
         ..setup.clone()
     };
-    let mut out: Vec<(usize, Span)> = Vec::with_capacity(views.len());
+    // Tagged stretches of the text: each view's, cut around the code inside it (inline
+    // code splits a paragraph into prose, code, prose), and the code itself.
+    let code = crate::copy::extract::code_ranges(format, text);
+    let mut pieces: Vec<(std::ops::Range<usize>, String, Kind, Option<&str>)> = Vec::new();
     let mut covered_to = 0;
     for view in views {
         if view.text.trim().is_empty() {
@@ -62,36 +80,60 @@ pub fn spans(format: Format, text: &str, views: &[View], setup: &Setup<'_>) -> V
         if range.start < covered_to || range.is_empty() {
             continue; // nested or empty: the enclosing span speaks for it
         }
+        covered_to = range.end;
         let (language, kind) = if structured && looks_like_data(view) {
             ("unknown".to_owned(), Kind::Data)
         } else {
-            (language_of(view, setup).to_owned(), Kind::Prose)
+            (language_of(view, setup, identify).to_owned(), Kind::Prose)
         };
+        let mut at = range.start;
+        let inside = code
+            .iter()
+            .filter(|c| c.start < range.end && c.end > range.start);
+        for cut in inside.chain([&(range.end..range.end)]) {
+            let prose = at..cut.start.max(at).min(range.end);
+            if !text[prose.clone()].trim().is_empty() {
+                pieces.push((prose, language.clone(), kind, view.path_hint.as_deref()));
+            }
+            at = at.max(cut.end);
+        }
+    }
+    pieces.extend(
+        code.iter()
+            .map(|c| (c.clone(), "unknown".to_owned(), Kind::Code, None)),
+    );
+    pieces.sort_by_key(|(range, ..)| range.start);
+    let mut out = Vec::with_capacity(pieces.len());
+    let mut end_of_last = 0;
+    for (range, language, kind, path_hint) in pieces {
+        // Without the line break a code block ends with, and never overlapping.
+        let trimmed = text[range.clone()].trim_end_matches(['\n', '\r']);
+        let range = range.start..range.start + trimmed.len();
+        if range.start < end_of_last || range.is_empty() {
+            continue;
+        }
+        end_of_last = range.end;
         let start = index.line_col(text, range.start);
         let end = index
             .last_char_at(text, range.end)
             .expect("a non-empty range has a last character");
-        out.push((
-            range.start,
-            Span {
-                start_line: start.line,
-                start_column: start.column,
-                end_line: end.line,
-                end_column: end.column,
-                language,
-                kind,
-                path_hint: view.path_hint.clone().map_or(Field::Null, Field::Value),
-                note: Field::Null,
-            },
-        ));
-        covered_to = range.end;
+        out.push(Span {
+            start_line: start.line,
+            start_column: start.column,
+            end_line: end.line,
+            end_column: end.column,
+            language,
+            kind,
+            path_hint: path_hint.map_or(Field::Null, |h| Field::Value(h.to_owned())),
+            note: Field::Null,
+        });
     }
-    out.into_iter().map(|(_, span)| span).collect()
+    out
 }
 
 /// The language of a prose view: its key path, the format's hint, the project's locale,
 /// the text, or the default — in that order.
-fn language_of<'s>(view: &'s View, setup: &Setup<'s>) -> &'s str {
+fn language_of<'s>(view: &'s View, setup: &Setup<'s>, identify: Identifier<'_>) -> &'s str {
     if let Some(code) = view
         .path_hint
         .as_deref()
@@ -109,7 +151,7 @@ fn language_of<'s>(view: &'s View, setup: &Setup<'s>) -> &'s str {
 }
 
 /// The language most of the identified text of `views` is in, by characters.
-fn file_language(views: &[View]) -> Option<&'static str> {
+fn file_language(views: &[View], identify: Identifier<'_>) -> Option<&'static str> {
     let mut counts: Vec<(&'static str, usize)> = Vec::new();
     for view in views {
         if let Some(language) = identify(&view.text) {
@@ -342,6 +384,44 @@ mod tests {
         };
         let spans = super::spans(Format::Markdown, text, &views, &with_locale);
         assert!(spans.iter().all(|s| s.language == "en"));
+    }
+
+    #[test]
+    fn code_splits_prose_and_is_code() {
+        // The prompt's worked example, and a fenced block.
+        let text = "Spusťte `npm install` a pak pokračujte.\n\n```sh\nnpm test\n```\n";
+        let views = extract(Format::Markdown, text).unwrap();
+        let declared = langs();
+        let spans = spans(Format::Markdown, text, &views, &setup(&declared));
+        let got: Vec<_> = spans
+            .iter()
+            .map(|s| {
+                let at = (s.start_line, s.start_column, s.end_line, s.end_column);
+                (at, s.language.as_str(), s.kind)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ((1, 1, 1, 8), "cs", Kind::Prose),
+                ((1, 9, 1, 21), "unknown", Kind::Code),
+                ((1, 22, 1, 39), "cs", Kind::Prose),
+                ((3, 1, 5, 3), "unknown", Kind::Code),
+            ]
+        );
+        crate::copy::lockfile::fit_spans_for_add(text, &LineIndex::new(text), &spans)
+            .expect("valid as an entry");
+    }
+
+    #[test]
+    fn script_strings_are_identified_by_their_words() {
+        let text =
+            "const a = 'Jdu do lesa a pak domů.';\nconst b = 'This is the plan for the day.';\n";
+        let views = extract(Format::Script, text).unwrap();
+        let declared = langs();
+        let spans = spans(Format::Script, text, &views, &setup(&declared));
+        let langs: Vec<&str> = spans.iter().map(|s| s.language.as_str()).collect();
+        assert_eq!(langs, ["cs", "en"]);
     }
 
     #[test]

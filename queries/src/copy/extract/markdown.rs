@@ -88,6 +88,39 @@ fn extract_with(
     Ok(walker.views)
 }
 
+/// Where a Markdown (or MDX) file holds code or markup no reader reads as prose: fenced
+/// and indented code blocks, inline code, HTML blocks and inline HTML, and math, in
+/// source order. What the structural segmenter tags `code`.
+pub(crate) fn code_ranges(text: &str, mdx: bool) -> Vec<Range<usize>> {
+    use pulldown_cmark::{Event, Tag};
+    let bom = bom_len(text);
+    let hidden = front_matter(text, bom).map_or(0..bom, |fm| 0..fm.end);
+    let blanked;
+    let body = if hidden.is_empty() {
+        text
+    } else {
+        blanked = blank(text, hidden);
+        &blanked
+    };
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for (event, range) in Parser::new_ext(body, options(mdx)).into_offset_iter() {
+        let code = matches!(
+            event,
+            Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock)
+                | Event::Code(_)
+                | Event::InlineHtml(_)
+                | Event::InlineMath(_)
+                | Event::Html(_)
+                | Event::DisplayMath(_)
+        );
+        // A block's own events (the HTML lines of an HTML block) lie inside it.
+        if code && out.last().is_none_or(|last| range.start >= last.end) {
+            out.push(range);
+        }
+    }
+    out
+}
+
 fn options(mdx: bool) -> Options {
     // Never ENABLE_SMART_PUNCTUATION: it would turn `"` into `“` and hide what the quote
     // rules look for. Metadata blocks are handled here, not by the parser, which would

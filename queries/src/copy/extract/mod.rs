@@ -142,6 +142,16 @@ impl PathHints {
 }
 
 /// The prose views of `text` read as `format`, in source order, with their path hints.
+/// Where a Markdown or MDX file holds code or markup (see `markdown::code_ranges`); none
+/// for other formats.
+pub fn code_ranges(format: Format, text: &str) -> Vec<std::ops::Range<usize>> {
+    match format {
+        Format::Markdown => markdown::code_ranges(text, false),
+        Format::Mdx => markdown::code_ranges(text, true),
+        _ => Vec::new(),
+    }
+}
+
 pub fn extract(format: Format, text: &str) -> Result<Vec<View>, ExtractError> {
     extract_views(format, text, PathHints::With)
 }
