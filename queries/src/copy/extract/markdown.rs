@@ -59,13 +59,8 @@ fn extract_with(
         views.extend(fm_views);
         hidden = 0..fm.end;
     }
-    let blanked;
-    let body = if hidden.is_empty() {
-        text
-    } else {
-        blanked = blank(text, hidden);
-        &blanked
-    };
+    let body = blank(text, hidden);
+    let body = body.as_ref();
     if subset && subset::read(body, lang.clone(), hints, &mut views).is_some() {
         return Ok(views);
     }
@@ -95,15 +90,9 @@ pub(crate) fn code_ranges(text: &str, mdx: bool) -> Vec<Range<usize>> {
     use pulldown_cmark::{Event, Tag};
     let bom = bom_len(text);
     let hidden = front_matter(text, bom).map_or(0..bom, |fm| 0..fm.end);
-    let blanked;
-    let body = if hidden.is_empty() {
-        text
-    } else {
-        blanked = blank(text, hidden);
-        &blanked
-    };
+    let body = blank(text, hidden);
     let mut out: Vec<Range<usize>> = Vec::new();
-    for (event, range) in Parser::new_ext(body, options(mdx)).into_offset_iter() {
+    for (event, range) in Parser::new_ext(&body, options(mdx)).into_offset_iter() {
         let code = matches!(
             event,
             Event::Start(Tag::CodeBlock(_) | Tag::HtmlBlock)
@@ -178,15 +167,18 @@ fn front_matter(text: &str, start: usize) -> Option<FrontMatter> {
 }
 
 /// `text` with `range` replaced by spaces (line breaks kept), so the parser sees blank
-/// lines and every offset stays valid.
-fn blank(text: &str, range: Range<usize>) -> String {
+/// lines and every offset stays valid; `text` itself when the range is empty.
+fn blank(text: &str, range: Range<usize>) -> std::borrow::Cow<'_, str> {
+    if range.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
     let mut bytes = text.as_bytes().to_vec();
     for b in &mut bytes[range] {
         if !matches!(*b, b'\n' | b'\r') {
             *b = b' ';
         }
     }
-    String::from_utf8(bytes).expect("whole characters replaced by ASCII")
+    std::borrow::Cow::Owned(String::from_utf8(bytes).expect("whole characters replaced by ASCII"))
 }
 
 /// The headings open at a point of the document, and the path hint they make (none when
