@@ -10,6 +10,7 @@ use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
 use lockgraph_queries::soil::engine::{self, Definition, Project, external_key};
 use lockgraph_queries::soil::sidecar::Versions;
+use lockgraph_queries::soil::spec_hash::oracle_digest;
 use rayon::prelude::*;
 use salsa::Setter;
 use std::collections::{BTreeMap, BTreeSet};
@@ -160,7 +161,7 @@ impl Root {
                 };
                 let (hash, seen) = match (file, cache) {
                     (None, _) => (None, None),
-                    (Some(f), None) => (fs::read(f).ok().map(|b| ContentHash::of(&b)), None),
+                    (Some(f), None) => (fs::read(f).ok().map(|b| oracle_digest(&b)), None),
                     (Some(f), Some(cache)) => hash_through(cache, &f),
                 };
                 (key, hash, seen)
@@ -217,7 +218,7 @@ fn hash_through(cache: &SoilCache, file: &Path) -> (Option<ContentHash>, Option<
     let (hash, known) = match cache.known_external(&path, &stat) {
         Some(h) => (h, true),
         None => match fs::read(file) {
-            Ok(bytes) => (ContentHash::of(&bytes), false),
+            Ok(bytes) => (oracle_digest(&bytes), false),
             Err(_) => return (None, None),
         },
     };

@@ -27,6 +27,13 @@ pub fn digest(parts: &[&[u8]]) -> ContentHash {
     framed.finish()
 }
 
+/// What an oracle's `hash` records of a reference file or a CLI oracle's executable: the
+/// file's bytes as one length-framed part, trellis's digest convention for everything it
+/// hashes (a plain SHA-256 of the bytes would flag every pristine oracle stale).
+pub fn oracle_digest(bytes: &[u8]) -> ContentHash {
+    digest(&[bytes])
+}
+
 /// [`digest`] fed one part at a time, so callers need not collect the parts first.
 #[derive(Default)]
 struct Framed(Sha256);
@@ -96,6 +103,26 @@ pub fn prose_hash(tr: &TrFile, text: &str) -> ContentHash {
     }
     kept.extend_from_slice(&text.as_bytes()[at.min(text.len())..]);
     digest(&[&kept])
+}
+
+#[cfg(test)]
+mod oracle_tests {
+    use super::*;
+
+    /// Golden values: SHA-256 of the 8-byte little-endian length then the bytes, computed
+    /// independently (`hashlib.sha256(struct.pack('<Q', len(b)) + b)`).
+    #[test]
+    fn oracle_digests_are_length_framed() {
+        assert_eq!(
+            oracle_digest(b"def median(xs):\n    return sorted(xs)[len(xs) // 2]\n").to_string(),
+            "sha256:a2b8919ebe94bbbccc2a63c78d3e26535c4c2a5d1e24ff0c9c3a0532a21bd209"
+        );
+        assert_eq!(
+            oracle_digest(b"#!/bin/sh\nexec cat\n").to_string(),
+            "sha256:ae8277db213193ef58ef723589d0dd2f0b63464d187f74a6f83aa0c9998d301e"
+        );
+        assert_ne!(oracle_digest(b"x"), crate::hash::ContentHash::of(b"x"));
+    }
 }
 
 #[cfg(test)]
