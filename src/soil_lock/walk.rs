@@ -4,9 +4,11 @@
 //! right where it is listed, relative to its open directory (no path lookup from the root):
 //! on a warm run with the cache, listing and statting is all the file system work left.
 //!
-//! The rules are those of copy-audit's walk (`crate::walk`): hidden files included,
-//! `.gitignore` not read, symlinks not followed, `fsutil::SKIPPED_DIRS` never entered, and
-//! paths that are not UTF-8 skipped.
+//! The rules are those of copy-audit's walk (`crate::walk`): `.gitignore` not read,
+//! symlinks not followed, `fsutil::SKIPPED_DIRS` never entered, and paths that are not
+//! UTF-8 skipped. As in trellis, a directory whose name starts with a dot is not part of
+//! the root, and a `.lock` beside a `.trp` (a trellis-prose document's lock, `kind:
+//! document`) is not a definition's sidecar.
 
 use crate::fsutil::SKIPPED_DIRS;
 use crate::statcache::Stat;
@@ -32,6 +34,8 @@ pub struct Listed {
     pub lock: File,
     /// `f.soil` exists beside it.
     pub soil: bool,
+    /// `f.trp` exists beside it: its `.lock` is a prose document's, not a sidecar.
+    pub document: bool,
 }
 
 /// Every definition under `root`, sorted by stem. `root/manifest` (the derived manifest) is
@@ -61,7 +65,7 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
             continue;
         };
         if kind.is_dir() {
-            if !SKIPPED_DIRS.contains(&name) {
+            if !SKIPPED_DIRS.contains(&name) && !name.starts_with('.') {
                 subdirs.push((entry.path(), join(name)));
             }
             continue;
@@ -72,7 +76,7 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
         let Some((stem, ext)) = name.rsplit_once('.') else {
             continue;
         };
-        if !matches!(ext, "tr" | "lock" | "soil") {
+        if !matches!(ext, "tr" | "lock" | "soil" | "trp") {
             continue;
         }
         let listed = here.entry(stem.to_string()).or_insert_with(|| Listed {
@@ -80,6 +84,7 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
             tr: File::Absent,
             lock: File::Absent,
             soil: false,
+            document: false,
         });
         // `DirEntry::metadata` stats relative to the directory being read; a file that
         // vanished since the listing is statted again (and found missing) when taken in.
@@ -92,6 +97,7 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
         match ext {
             "tr" => listed.tr = found(),
             "lock" => listed.lock = found(),
+            "trp" => listed.document = true,
             _ => listed.soil = true,
         }
     }
@@ -101,7 +107,9 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
         .collect::<io::Result<_>>()?;
     let mut out: Vec<Listed> = here
         .into_values()
-        .filter(|l| l.tr != File::Absent || l.lock != File::Absent)
+        // A sidecar without its spec is a definition whose spec was deleted, unless it is
+        // a document's lock.
+        .filter(|l| l.tr != File::Absent || (l.lock != File::Absent && !l.document))
         .collect();
     out.extend(nested.into_iter().flatten());
     Ok(out)
@@ -126,6 +134,8 @@ mod tests {
             ("m/only.soil", ""),
             ("m/soil.lock", "{}"),
             ("m/.hidden/c.tr", ""),
+            ("prose/doc.trp", ""),
+            ("prose/doc.lock", "{}"),
             ("node_modules/x.tr", ""),
             (".lockgraph/y.tr", ""),
             ("m/notes.md", ""),
@@ -152,16 +162,16 @@ mod tests {
             got,
             [
                 ("_project", true, false, false),
-                ("m/.hidden/c", true, false, false),
+                // Not `m/.hidden/c` (a dot-directory) nor `prose/doc` (a document's lock).
                 ("m/a", true, true, true),
                 ("m/b", false, true, false),
                 ("m/soil", false, true, false),
             ]
         );
-        let a = &listed[2];
+        let a = &listed[1];
         let meta = fs::metadata(d.join("m/a.tr")).unwrap();
         assert_eq!(a.tr, File::Present(Some(Stat::of(&meta))));
         let unstatted = definitions(d, "soil.lock", false).unwrap();
-        assert_eq!(unstatted[2].tr, File::Present(None));
+        assert_eq!(unstatted[1].tr, File::Present(None));
     }
 }
