@@ -63,7 +63,7 @@ fn lock(name: &str, text: &str, calls: &[(&str, String)], oracles: Vec<Oracle>) 
             .collect(),
         decisions: None,
     });
-    s.checks.types = TypeCheck::Ok;
+    s.checks.types = Some(TypeCheck::Ok);
     s.tests = vec![TestRow {
         name: "basics".into(),
         tier: Tier::Expect,

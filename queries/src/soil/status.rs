@@ -45,7 +45,7 @@ impl Ladder {
         if s.lowering.is_none() {
             return Ladder::Unlowered;
         }
-        if s.checks.types == TypeCheck::Error {
+        if s.checks.types == Some(TypeCheck::Error) || s.checks.exports == Some(TypeCheck::Error) {
             return Ladder::Error;
         }
         if s.checks.holes.is_some_and(|h| h > 0) {

@@ -195,9 +195,36 @@ pub struct Sidecar {
     pub oracles: Vec<Oracle>,
     /// Bindings only (function entries).
     pub ffi: Option<Ffi>,
-    /// Type entries only; absent when the file had no such key.
+    /// Type entries only; `None` is `null` or no such key (see [`Present::cycle_hash`]).
     pub cycle_hash: Option<String>,
     pub accepted: bool,
+    /// Which of the keys trellis writes only for some kinds the file has: a module
+    /// header's lock has no `lowering`, `tests` or `oracles`, a type's no `lowering` or
+    /// `oracles`, an unlowered function's no `checks`. Absent, they read as their empty
+    /// values and are not written back, so every shape survives a read and a write.
+    pub present: Present,
+}
+
+/// See [`Sidecar::present`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Present {
+    pub lowering: bool,
+    pub checks: bool,
+    pub tests: bool,
+    pub oracles: bool,
+    /// `cycle_hash` is there, `null` or a hash.
+    pub cycle_hash: bool,
+}
+
+impl Present {
+    /// Every key but `cycle_hash`: the shape our own new sidecars have.
+    pub const ALL: Present = Present {
+        lowering: true,
+        checks: true,
+        tests: true,
+        oracles: true,
+        cycle_hash: false,
+    };
 }
 
 /// Tool versions in the order the file lists them: the toolchain writes its own order, and
@@ -289,7 +316,10 @@ pub enum Scalar {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Checks {
-    pub types: TypeCheck,
+    /// Absent in a module header's checks, which record `exports` instead.
+    pub types: Option<TypeCheck>,
+    /// A module header's exports check (`ok` or `error`).
+    pub exports: Option<TypeCheck>,
     pub termination: Option<Termination>,
     pub refinements: Refinements,
     /// The prototype's labels of clauses that failed to prove; only beside
@@ -299,6 +329,21 @@ pub struct Checks {
     pub holes: Option<u32>,
     /// Type entries only, in place of `refinements`.
     pub invariants: Option<BTreeMap<String, ClauseState>>,
+}
+
+impl Checks {
+    /// The checks of an entry whose lock has no `checks` key (an unlowered function's).
+    pub fn absent() -> Checks {
+        Checks {
+            types: None,
+            exports: None,
+            termination: None,
+            refinements: Refinements::Absent,
+            demoted: None,
+            holes: None,
+            invariants: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -403,7 +448,8 @@ pub fn default_for(
         },
         lowering: None,
         checks: Checks {
-            types: TypeCheck::Error,
+            types: Some(TypeCheck::Error),
+            exports: None,
             termination: None,
             refinements: match kind {
                 DefKind::Function => Refinements::Clauses(BTreeMap::new()),
@@ -418,6 +464,7 @@ pub fn default_for(
         ffi: None,
         cycle_hash: None,
         accepted: false,
+        present: Present::ALL,
     }
 }
 

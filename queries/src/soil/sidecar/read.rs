@@ -4,8 +4,9 @@ use super::json::{self, Member, Node, Seg, Value, render_path};
 use super::{
     AppliedDecision, Author, BlockAuthor, Checks, ClauseState, DefKind, Ffi, FfiTrust, LOCK_FORMAT,
     Lowering, LoweringDecisions, LoweringProvenance, MAX_HASH_HEX_DIGITS, MIN_HASH_HEX_DIGITS,
-    NameHash, Oracle, Origin, RefinementSummary, Refinements, Scalar, Sidecar, SidecarError, Spec,
-    SpecHashes, Termination, TestResult, TestRow, Tier, TypeCheck, Versions, is_hash,
+    NameHash, Oracle, Origin, Present, RefinementSummary, Refinements, Scalar, Sidecar,
+    SidecarError, Spec, SpecHashes, Termination, TestResult, TestRow, Tier, TypeCheck, Versions,
+    is_hash,
 };
 use crate::text::LineIndex;
 use std::collections::BTreeMap;
@@ -311,19 +312,34 @@ fn top(root: &Node) -> Read<Sidecar> {
     if kind != DefKind::Function {
         f.forbid("ffi", "only function entries are bindings")?;
     }
+    // Keys trellis writes only for some kinds (see `Present`): absent is their empty
+    // value, and the shape is kept for the write.
+    let lowering = f.opt("lowering", nullable(lowering))?;
+    let checks = f.opt("checks", |n, p| checks(n, p, kind))?;
+    let tests = f.opt("tests", |n, p| array(n, p, test_row))?;
+    let oracles = f.opt("oracles", |n, p| array(n, p, oracle))?;
+    let cycle_hash = f.opt("cycle_hash", nullable(hash))?;
+    let present = Present {
+        lowering: lowering.is_some(),
+        checks: checks.is_some(),
+        tests: tests.is_some(),
+        oracles: oracles.is_some(),
+        cycle_hash: cycle_hash.is_some(),
+    };
     Ok(Sidecar {
         lock_format,
         name: f.req("name", nonempty)?,
         kind,
         versions: f.req("versions", versions)?,
         spec: f.req("spec", |n, p| spec(n, p, kind))?,
-        lowering: f.req("lowering", nullable(lowering))?,
-        checks: f.req("checks", |n, p| checks(n, p, kind))?,
-        tests: f.req("tests", |n, p| array(n, p, test_row))?,
-        oracles: f.req("oracles", |n, p| array(n, p, oracle))?,
+        lowering: lowering.flatten(),
+        checks: checks.unwrap_or_else(Checks::absent),
+        tests: tests.unwrap_or_default(),
+        oracles: oracles.unwrap_or_default(),
         ffi: f.opt("ffi", ffi)?,
-        cycle_hash: f.opt("cycle_hash", hash)?,
+        cycle_hash: cycle_hash.flatten(),
         accepted: f.req("accepted", boolean)?,
+        present,
     })
 }
 
@@ -478,6 +494,7 @@ fn applied_decision(node: &Node, path: &[Seg]) -> Read<AppliedDecision> {
 }
 
 const CHECKS_KEYS: &[&str] = &[
+    "exports",
     "types",
     "termination",
     "refinements",
@@ -512,8 +529,18 @@ fn checks(node: &Node, path: &[Seg], kind: DefKind) -> Read<Checks> {
              a clause map records demotion as `runtime`",
         )?;
     }
+    if kind != DefKind::Module {
+        f.forbid("exports", "only a module header's checks record `exports`")?;
+    }
+    let exports = f.opt::<TypeCheck>("exports", keyword)?;
+    // A module header records `exports` alone; every other entry its `types`.
+    let types = match exports {
+        Some(_) => f.opt::<TypeCheck>("types", keyword)?,
+        None => Some(f.req::<TypeCheck>("types", keyword)?),
+    };
     Ok(Checks {
-        types: f.req::<TypeCheck>("types", keyword)?,
+        types,
+        exports,
         termination: f.opt::<Termination>("termination", keyword)?,
         refinements,
         demoted: f.opt("demoted", |n, p| array(n, p, nonempty))?,

@@ -369,7 +369,7 @@ fn defaults_are_unlowered_unaccepted_and_round_trip() {
         let s = default_for("thing", kind, sample_hashes(kind), blocks, versions);
         assert_eq!(s.lowering, None);
         assert!(!s.accepted);
-        assert_eq!(s.checks.types, TypeCheck::Error);
+        assert_eq!(s.checks.types, Some(TypeCheck::Error));
         let text = to_canonical_string(&s);
         assert_eq!(read(&text), s, "{text}");
     }
@@ -1225,7 +1225,8 @@ fn arb_checks(kind: DefKind) -> impl Strategy<Value = Checks> {
                     refinements
                 };
                 Checks {
-                    types,
+                    types: Some(types),
+                    exports: None,
                     termination,
                     demoted: demoted.filter(|_| matches!(refinements, Refinements::Prototype(_))),
                     refinements,
@@ -1322,8 +1323,12 @@ fn arb_sidecar() -> impl Strategy<Value = Sidecar> {
                     tests,
                     oracles,
                     ffi: ffi.filter(|_| kind == DefKind::Function),
-                    cycle_hash: cycle_hash.filter(|_| kind == DefKind::Type),
+                    cycle_hash: cycle_hash.clone().filter(|_| kind == DefKind::Type),
                     accepted,
+                    present: Present {
+                        cycle_hash: cycle_hash.is_some() && kind == DefKind::Type,
+                        ..Present::ALL
+                    },
                 },
             )
     })

@@ -173,21 +173,30 @@ pub(super) fn sidecar_layout(s: &Sidecar) -> Layout {
             )),
         ),
         ("spec", spec(&s.spec)),
-        (
-            "lowering",
-            s.lowering
-                .as_ref()
-                .map_or_else(|| Layout::Inline("null".to_owned()), lowering),
-        ),
-        ("checks", checks(&s.checks)),
-        ("tests", lines(&s.tests, test_row)),
-        ("oracles", lines(&s.oracles, oracle)),
     ];
+    // Each key the file had, and only those (see `Present`).
+    let p = s.present;
+    if p.lowering {
+        let l = s.lowering.as_ref();
+        members.push((
+            "lowering",
+            l.map_or_else(|| Layout::Inline("null".to_owned()), lowering),
+        ));
+    }
+    if p.checks {
+        members.push(("checks", checks(&s.checks)));
+    }
+    if p.tests {
+        members.push(("tests", lines(&s.tests, test_row)));
+    }
+    if p.oracles {
+        members.push(("oracles", lines(&s.oracles, oracle)));
+    }
     if let Some(f) = &s.ffi {
         members.push(("ffi", ffi(f)));
     }
-    if let Some(h) = &s.cycle_hash {
-        members.push(("cycle_hash", string(h)));
+    if p.cycle_hash || s.cycle_hash.is_some() {
+        members.push(("cycle_hash", nullable(s.cycle_hash.as_deref())));
     }
     members.push(("accepted", boolean(s.accepted)));
     object(members)
@@ -270,7 +279,13 @@ fn applied_decision(d: &AppliedDecision) -> String {
 /// same slot, the prototype's `demoted` after them as in the seed, and v1's `holes` last as
 /// in the golden sidecar.
 fn checks(c: &Checks) -> Layout {
-    let mut members = vec![("types", string(c.types.as_str()))];
+    let mut members = Vec::new();
+    if let Some(e) = c.exports {
+        members.push(("exports", string(e.as_str())));
+    }
+    if let Some(t) = c.types {
+        members.push(("types", string(t.as_str())));
+    }
     if let Some(t) = c.termination {
         members.push(("termination", string(t.as_str())));
     }

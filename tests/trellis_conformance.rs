@@ -1,0 +1,114 @@
+//! soil-lock on trellis's own example root (`../shared/conformance/trellis/examples/`):
+//! every sidecar trellis wrote is read and written back byte for byte, every definition is
+//! readable, and `refresh` rewrites nothing. (The `.soil` lowerings and the reference
+//! oracle file are not in the shared copy: their absence is all that is flagged.)
+
+mod common;
+
+use common::Tree;
+use lockgraph_queries::soil::sidecar;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/trellis/examples")
+}
+
+/// Every definition's sidecar under `dir`: a `.lock` beside a `.tr`.
+fn sidecars(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sidecars(&path, out);
+        } else if path.extension().is_some_and(|e| e == "lock")
+            && path.with_extension("tr").exists()
+        {
+            out.push(path);
+        }
+    }
+}
+
+fn present() -> bool {
+    let there = root().exists();
+    assert!(
+        there || std::env::var_os("LOCKGRAPH_SKIP_CONFORMANCE").is_some(),
+        "{} is missing (LOCKGRAPH_SKIP_CONFORMANCE=1 skips this)",
+        root().display()
+    );
+    there
+}
+
+#[test]
+fn every_trellis_sidecar_round_trips_byte_for_byte() {
+    if !present() {
+        return;
+    }
+    let mut locks = Vec::new();
+    sidecars(&root(), &mut locks);
+    assert_eq!(locks.len(), 19, "{locks:?}");
+    for lock in locks {
+        let text = std::fs::read_to_string(&lock).unwrap();
+        let parsed = sidecar::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", lock.display()));
+        assert_eq!(
+            sidecar::to_canonical_string(&parsed),
+            text,
+            "{}",
+            lock.display()
+        );
+    }
+}
+
+#[test]
+fn the_example_root_reads_whole_and_refresh_writes_nothing() {
+    if !present() {
+        return;
+    }
+    let tree = Tree::copy_of_dir(&root());
+    let status = tree
+        .soil_lock()
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        status.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let text = report.to_string();
+    assert!(!text.contains("unreadable"), "{text}");
+    assert!(
+        !text.contains("small_languages"),
+        "a document's lock is no definition"
+    );
+    // The only flags are those of the files the shared copy leaves out: every lowered
+    // function's `.soil`, and median's reference oracle file.
+    for def in report["defs"].as_array().unwrap() {
+        for flag in def["flags"].as_array().unwrap() {
+            let oracle = flag == "stale-oracle" && def["path"] == "csvstats/median";
+            assert!(flag == "soil-missing" || oracle, "{def}");
+        }
+    }
+    let before: Vec<(PathBuf, Vec<u8>)> = {
+        let mut locks = Vec::new();
+        sidecars(tree.dir.path(), &mut locks);
+        locks
+            .into_iter()
+            .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+            .collect()
+    };
+    let refresh = tree.soil_lock().arg("refresh").output().unwrap();
+    assert!(
+        refresh.status.success(),
+        "{}",
+        String::from_utf8_lossy(&refresh.stderr)
+    );
+    for (path, bytes) in before {
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            bytes,
+            "{} rewritten",
+            path.display()
+        );
+    }
+}
