@@ -1343,6 +1343,12 @@ fn graph_as_dot() {
         .unwrap_or_else(|| panic!("a median node: {dot}"));
     assert!(median_node.contains("fillcolor="), "{median_node}");
     assert!(median_node.contains("accepted"), "{median_node}");
+    // Graphviz's line break, once escaped: the label draws as two lines.
+    assert!(
+        median_node.contains("label=\"csvstats/median\\n"),
+        "{median_node}"
+    );
+    assert!(!median_node.contains("\\\\n"), "{median_node}");
     // Every definition is a node, edges or not.
     for (path, _, _) in PRISTINE {
         assert!(dot.contains(&format!("\"{path}\" [")), "{path}");

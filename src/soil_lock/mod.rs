@@ -85,7 +85,9 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
                 GraphFormat::Mermaid => render::mermaid(root, &g),
                 GraphFormat::Json => render::graph_json(root, &g),
             };
-            print!("{text}");
+            // A closed pipe (`| head`) is not an error worth a panic.
+            let mut out = std::io::stdout().lock();
+            let _ = std::io::Write::write_all(&mut out, text.as_bytes());
             Ok(true)
         }
         Command::Impact {

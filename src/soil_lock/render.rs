@@ -144,9 +144,36 @@ fn status_of(root: &Root, id: &str) -> String {
             if engine::sidecar_of(&root.db, d).is_some_and(|s| s.accepted) {
                 s.push_str(", accepted");
             }
+            // Stale flags show in every format, not only in `status`.
+            let mut flags: Vec<&str> = engine::flags(&root.db, d)
+                .iter()
+                .map(|r| r.flag.as_str())
+                .collect();
+            flags.dedup();
+            if !flags.is_empty() {
+                s.push_str(&format!(" [{}]", flags.join(", ")));
+            }
             s
         })
         .unwrap_or_default()
+}
+
+/// A Graphviz double-quoted string: quotes and backslashes escaped, and each line break
+/// written `\n`, which Graphviz draws as a new centred line (Rust's `{:?}` doubled the
+/// backslash, and the label showed a literal `\n`).
+fn dot_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 pub fn dot(root: &Root, g: &DepGraph) -> String {
@@ -155,7 +182,7 @@ pub fn dot(root: &Root, g: &DepGraph) -> String {
     );
     for n in g.nodes() {
         let label = match n.kind {
-            NodeKind::Definition => format!("{}\\n{}", n.id, status_of(root, &n.id)),
+            NodeKind::Definition => format!("{}\n{}", n.id, status_of(root, &n.id)),
             _ => n.id.clone(),
         };
         let shape = match n.kind {
@@ -166,10 +193,10 @@ pub fn dot(root: &Root, g: &DepGraph) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:?} [label={:?}, shape={shape}, fillcolor={:?}];",
-            n.id,
-            label,
-            colour(root, &n.id, n.kind)
+            "  {} [label={}, shape={shape}, fillcolor={}];",
+            dot_string(&n.id),
+            dot_string(&label),
+            dot_string(colour(root, &n.id, n.kind))
         );
     }
     for (a, kind, b) in g.edge_list() {
@@ -181,8 +208,10 @@ pub fn dot(root: &Root, g: &DepGraph) -> String {
         };
         let _ = writeln!(
             out,
-            "  {a:?} -> {b:?} [label={:?}, style={style}];",
-            kind.as_str()
+            "  {} -> {} [label={}, style={style}];",
+            dot_string(&a),
+            dot_string(&b),
+            dot_string(kind.as_str())
         );
     }
     out.push_str("}\n");
