@@ -89,6 +89,31 @@ fn the_example_root_reads_whole_and_refresh_writes_nothing() {
             assert!(flag == "soil-missing" || oracle, "{def}");
         }
     }
+    // The ladder as trellis derives it for each kind.
+    let status = |path: &str| {
+        let def = report["defs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["path"] == path);
+        def.unwrap_or_else(|| panic!("{path}"))["status"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(status("csvstats/_module"), "ok");
+    assert_eq!(status("csvstats/row"), "typed");
+    assert_eq!(status("csvstats/parse_error"), "typed");
+    assert_eq!(status("csvstats/mean"), "unlowered");
+    assert_eq!(status("csvstats/parse_row"), "tested");
+    // No violation: `mean` has no signature, which trellis allows.
+    let check = tree.soil_lock().arg("check").output().unwrap();
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
     let before: Vec<(PathBuf, Vec<u8>)> = {
         let mut locks = Vec::new();
         sidecars(tree.dir.path(), &mut locks);

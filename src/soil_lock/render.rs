@@ -129,10 +129,10 @@ fn colour(root: &Root, id: &str, kind: NodeKind) -> &'static str {
     };
     match engine::ladder(&root.db, def) {
         Ladder::Verified => "#7fd67f",
-        Ladder::Tested => "#b8e6a0",
+        Ladder::Tested | Ladder::Ok => "#b8e6a0",
         Ladder::Typed => "#f3e48a",
         Ladder::Partial | Ladder::Error => "#f08a8a",
-        Ladder::Unlowered | Ladder::Unlocked => "#f5c28a",
+        Ladder::Unlowered | Ladder::Unlocked | Ladder::Unchecked => "#f5c28a",
     }
 }
 

@@ -2,7 +2,9 @@
 //! its sidecar, and the flags that say where the sidecar and the world disagree. Neither is
 //! ever stored.
 
-use super::sidecar::{ClauseState, RefinementSummary, Refinements, Sidecar, TestResult, TypeCheck};
+use super::sidecar::{
+    ClauseState, DefKind, RefinementSummary, Refinements, Sidecar, TestResult, TypeCheck,
+};
 use std::fmt;
 
 /// The ladder. Each rung implies the ones below it; `accepted` is reported beside it.
@@ -12,11 +14,15 @@ pub enum Ladder {
     Unlocked,
     /// `lowering: null`.
     Unlowered,
-    /// `checks.types == "error"`.
+    /// Lowered, but no `checks` recorded yet (trellis writes none until it checks).
+    Unchecked,
+    /// `checks.types == "error"` (a module header's `checks.exports`).
     Error,
     /// Holes left in the Soil: never tested, never accepted.
     Partial,
-    /// Types ok, no holes.
+    /// A module header whose exports check `ok`.
+    Ok,
+    /// Types ok, no holes; a type whose check is `ok`.
     Typed,
     /// Typed, at least one test row, every row `pass` or `xfail`.
     Tested,
@@ -29,27 +35,51 @@ impl Ladder {
         match self {
             Ladder::Unlocked => "unlocked",
             Ladder::Unlowered => "unlowered",
+            Ladder::Unchecked => "unchecked",
             Ladder::Error => "error",
             Ladder::Partial => "partial",
+            Ladder::Ok => "ok",
             Ladder::Typed => "typed",
             Ladder::Tested => "tested",
             Ladder::Verified => "verified",
         }
     }
 
-    /// Reads the ladder off a sidecar (or its absence).
+    /// Reads the ladder off a sidecar (or its absence), as trellis does: no `checks` is
+    /// `unlowered` or `unchecked`; a module header's exports check is `ok` or `error`, a
+    /// type's check (in trellis's shape, without `lowering`) `typed` or `error`; a
+    /// function's holes make it `partial` before its types make it `error`.
     pub fn of(sidecar: Option<&Sidecar>) -> Ladder {
         let Some(s) = sidecar else {
             return Ladder::Unlocked;
         };
+        let ok_or_error = |check: TypeCheck, ok: Ladder| match check {
+            TypeCheck::Ok => ok,
+            TypeCheck::Error => Ladder::Error,
+        };
+        if !s.present.checks {
+            return match s.lowering {
+                None => Ladder::Unlowered,
+                Some(_) => Ladder::Unchecked,
+            };
+        }
+        if let Some(exports) = s.checks.exports {
+            return ok_or_error(exports, Ladder::Ok);
+        }
+        if s.kind == DefKind::Type
+            && !s.present.lowering
+            && let Some(types) = s.checks.types
+        {
+            return ok_or_error(types, Ladder::Typed);
+        }
         if s.lowering.is_none() {
             return Ladder::Unlowered;
         }
-        if s.checks.types == Some(TypeCheck::Error) || s.checks.exports == Some(TypeCheck::Error) {
-            return Ladder::Error;
-        }
         if s.checks.holes.is_some_and(|h| h > 0) {
             return Ladder::Partial;
+        }
+        if s.checks.types == Some(TypeCheck::Error) {
+            return Ladder::Error;
         }
         let tested = !s.tests.is_empty()
             && s.tests

@@ -13,7 +13,8 @@
 //! - Every fence whose first info word is reserved is a [`Block`], whatever the file kind;
 //!   a block the kind does not allow is `tr-block-kind` but still hashed and cut from the
 //!   prose, so fixing the error is what moves the hashes, not the error itself.
-//! - Cardinalities: a function has exactly one `soil-sig`, a type exactly one `soil-type`;
+//! - Cardinalities: a function has at most one `soil-sig` (none is legal, as in trellis),
+//!   a type exactly one `soil-type`;
 //!   every other unnamed block occurs at most once per file, because the lock's
 //!   `spec.blocks` tells blocks apart by identity alone (`tr-block-count`). `test`,
 //!   `property` and `cram` blocks may repeat, but their names must differ across all three
@@ -78,11 +79,13 @@ impl FileKind {
     }
 
     /// The block that makes the definition, required exactly once.
+    /// The block a file of this kind cannot do without. A function's `soil-sig` may be
+    /// left out, as in trellis (a function whose signature is inferred), so only a type
+    /// has one — and a file is a type because it has it.
     fn defining_lang(self) -> Option<&'static str> {
         match self {
-            FileKind::Function => Some("soil-sig"),
             FileKind::Type => Some("soil-type"),
-            FileKind::Module | FileKind::Project => None,
+            FileKind::Function | FileKind::Module | FileKind::Project => None,
         }
     }
 }
