@@ -1498,3 +1498,30 @@ fn root_flag_selects_the_root_from_anywhere() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn a_tag_soil_toml_does_not_declare_fails_check_at_its_position() {
+    let tree = Tree::copy_of("soil");
+    edit(
+        &tree,
+        "csvstats/mean.tr",
+        "tags: [stats, api]",
+        "tags: [stats, apis]",
+    );
+    let r = run_ok(&tree, &["check"], 1);
+    assert_eq!(violations(&r.stdout), [v("csvstats/mean", "spec")].into());
+    assert!(
+        r.stdout.contains("3:15: the tag `apis` is not declared")
+            && r.stdout.contains("[tr-undeclared-tag]"),
+        "{}",
+        r.stdout
+    );
+    // Declaring it is the fix; the spec itself did not have to change.
+    edit(
+        &tree,
+        "soil.toml",
+        "api = \"public API\"",
+        "api = \"public API\"\napis = \"several\"",
+    );
+    run_ok(&tree, &["check"], 0);
+}

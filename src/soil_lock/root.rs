@@ -79,7 +79,7 @@ impl Root {
         Root::open_in(root, db, false)
     }
 
-    fn open_in(root: Option<&Path>, db: Database, use_cache: bool) -> Result<Root, Failure> {
+    fn open_in(root: Option<&Path>, mut db: Database, use_cache: bool) -> Result<Root, Failure> {
         let dir = match root {
             Some(r) => r.to_path_buf(),
             None => {
@@ -121,7 +121,9 @@ impl Root {
         defs.par_iter().for_each_with(db.clone(), |db, &d| {
             engine::parsed_sidecar(db, d);
         });
-        let _project = Project::new(&db, defs.clone(), BTreeMap::new());
+        let project = Project::new(&db, defs.clone(), BTreeMap::new());
+        let vocabulary = toml.tags.keys().cloned().collect();
+        project.set_tag_vocabulary(&mut db).to(Some(vocabulary));
         let mut root = Root {
             dir,
             toml,

@@ -79,6 +79,20 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                     format!("{}:{}: {} [{}]", e.line, e.column, e.message, e.code),
                 );
             }
+            if let Some(vocabulary) = Project::get(db).tag_vocabulary(db) {
+                for (tag, (line, column)) in tr.tags.iter().zip(&tr.tags_at) {
+                    if !vocabulary.contains(tag) {
+                        push(
+                            path,
+                            "spec",
+                            format!(
+                                "{line}:{column}: the tag `{tag}` is not declared under \
+                                 [tags] in soil.toml [tr-undeclared-tag]"
+                            ),
+                        );
+                    }
+                }
+            }
         }
         if let Some(Err(e)) = parsed_sidecar(db, def) {
             push(path, "sidecar", e.to_string());

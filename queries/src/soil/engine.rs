@@ -24,7 +24,7 @@ use super::status::{Flag, Ladder};
 use super::summary::TrSummary;
 use super::tr;
 use crate::hash::ContentHash;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One definition: its identity (root-relative path without extension, such as
 /// `csvstats/median`) and its `.tr` and `.lock`, as far as they exist.
@@ -66,6 +66,10 @@ pub struct Project {
     pub definitions: Vec<Definition>,
     #[returns(ref)]
     pub externals: BTreeMap<String, Option<String>>,
+    /// The tags `soil.toml` declares under `[tags]`; `None` leaves tags unchecked.
+    #[default]
+    #[returns(ref)]
+    pub tag_vocabulary: Option<BTreeSet<String>>,
 }
 
 /// The key under which an oracle's current hash is found in [`Project::externals`].
@@ -82,9 +86,10 @@ pub fn reference_file(path: &str) -> &str {
     path.split_once("::").map_or(path, |(file, _)| file)
 }
 
-/// The file name of a definition's spec, which decides module/project headers.
+/// The relative path of a definition's spec, which decides module/project headers and
+/// the name the front matter must hold.
 fn file_name(path: &str) -> String {
-    format!("{}.tr", path.rsplit('/').next().unwrap_or(path))
+    format!("{path}.tr")
 }
 
 /// The definition's `name`: the last path component.

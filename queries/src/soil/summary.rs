@@ -25,6 +25,9 @@ pub struct TrSummary {
     pub name: String,
     /// The front-matter `tags`.
     pub tags: Vec<String>,
+    /// Line and column of each of `tags`, for `tr-undeclared-tag`, which needs `soil.toml`
+    /// and is therefore checked outside the parse.
+    pub tags_at: Vec<(u32, u32)>,
     pub hashes: SpecHashes,
     /// The reserved blocks in document order: identity and author, the shape of the lock's
     /// `spec.blocks`.
@@ -94,8 +97,22 @@ impl TrSummary {
                 message: d.message.clone(),
             })
             .collect();
+        let tags_at = match &tr.frontmatter {
+            Some(fm) if !fm.tag_offsets.is_empty() => {
+                let index = crate::text::LineIndex::new(text);
+                fm.tag_offsets
+                    .iter()
+                    .map(|&at| {
+                        let at = index.line_col(text, at);
+                        (at.line, at.column)
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
         TrSummary {
             kind: tr.kind,
+            tags_at,
             name: tr.name().to_string(),
             tags: tr
                 .frontmatter

@@ -16,14 +16,22 @@ struct Open {
 
 /// Reserved blocks of `source`. `parse_text` is `source` with the front matter blanked:
 /// same length, same bytes elsewhere, so offsets from one slice the other.
-pub(super) fn scan(source: &str, parse_text: &str, sink: &mut Sink) -> Vec<Block> {
+///
+/// Also says whether the file has prose as trellis counts it: non-blank text in a
+/// paragraph, an indented code block, or a fence that is not reserved. Headings and the
+/// text of tight list items (which CommonMark puts in no paragraph) do not count.
+pub(super) fn scan(source: &str, parse_text: &str, sink: &mut Sink) -> (Vec<Block>, bool) {
     let mut blocks = Vec::new();
     let mut open: Option<Open> = None;
+    let mut has_prose = false;
+    let mut in_paragraph = false;
     for (event, range) in Parser::new_ext(parse_text, Options::empty()).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
                 let lang = info.split_ascii_whitespace().next().unwrap_or("");
-                if reserved_class(lang).is_some() {
+                if reserved_class(lang).is_none() {
+                    has_prose = true;
+                } else {
                     open = Some(Open {
                         info: info.to_string(),
                         range,
@@ -32,10 +40,15 @@ pub(super) fn scan(source: &str, parse_text: &str, sink: &mut Sink) -> Vec<Block
                     });
                 }
             }
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Indented)) => has_prose = true,
+            Event::Start(Tag::Paragraph) => in_paragraph = true,
+            Event::End(TagEnd::Paragraph) => in_paragraph = false,
             Event::Text(text) => {
                 if let Some(open) = &mut open {
                     open.content.push_str(&text);
                     open.text_end = Some(range.end);
+                } else if in_paragraph && !text.trim().is_empty() {
+                    has_prose = true;
                 }
             }
             Event::End(TagEnd::CodeBlock) => {
@@ -46,7 +59,7 @@ pub(super) fn scan(source: &str, parse_text: &str, sink: &mut Sink) -> Vec<Block
             _ => {}
         }
     }
-    blocks
+    (blocks, has_prose)
 }
 
 fn finish(source: &str, open: Open, sink: &mut Sink) -> Block {

@@ -73,6 +73,7 @@ pub(super) fn parse(text: &str, sink: &mut Sink) -> Option<Frontmatter> {
         text,
         name: None,
         tags: None,
+        tag_offsets: Vec::new(),
         state: State::Top,
     };
     for line in &body {
@@ -92,6 +93,7 @@ pub(super) fn parse(text: &str, sink: &mut Sink) -> Option<Frontmatter> {
     Some(Frontmatter {
         name,
         tags: reader.tags.unwrap_or_default(),
+        tag_offsets: reader.tag_offsets,
         name_line_range,
         range,
     })
@@ -110,6 +112,8 @@ struct Reader<'a> {
     text: &'a str,
     name: Option<(String, std::ops::Range<usize>)>,
     tags: Option<Vec<String>>,
+    /// Byte offset of each tag in `tags`.
+    tag_offsets: Vec<usize>,
     state: State,
 }
 
@@ -175,6 +179,7 @@ impl Reader<'_> {
                     );
                 } else if let Some(tag) = self.tag(value, false, sink) {
                     self.tags.get_or_insert_with(Vec::new).push(tag);
+                    self.tag_offsets.push(offset_in(self.text, value));
                 }
             }
         }
@@ -284,8 +289,9 @@ impl Reader<'_> {
                             "an empty entry in `tags`".to_owned(),
                         );
                     }
-                } else if let Some(tag) = self.tag(tag, true, sink) {
-                    tags.push(tag);
+                } else if let Some(parsed) = self.tag(tag, true, sink) {
+                    tags.push(parsed);
+                    self.tag_offsets.push(offset_in(self.text, tag));
                 }
             }
         }

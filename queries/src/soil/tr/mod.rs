@@ -14,7 +14,7 @@
 //!   a block the kind does not allow is `tr-block-kind` but still hashed and cut from the
 //!   prose, so fixing the error is what moves the hashes, not the error itself.
 //! - Cardinalities: a function has at most one `soil-sig` (none is legal, as in trellis),
-//!   a type exactly one `soil-type`;
+//!   a type exactly one `soil-type`, a module header exactly one `exports`;
 //!   every other unnamed block occurs at most once per file, because the lock's
 //!   `spec.blocks` tells blocks apart by identity alone (`tr-block-count`). `test`,
 //!   `property` and `cram` blocks may repeat, but their names must differ across all three
@@ -187,6 +187,8 @@ pub struct Frontmatter {
     /// missing.
     pub name: String,
     pub tags: Vec<String>,
+    /// Byte offset of each of `tags`.
+    pub tag_offsets: Vec<usize>,
     /// The `name:` line including its line break, which the prose hash leaves out; empty
     /// (at the closing delimiter) when there is no `name` key.
     pub name_line_range: Range<usize>,
@@ -233,8 +235,10 @@ impl TrFile {
     }
 }
 
-/// Parses a `.tr` file. `file_name` is only used to tell module and project headers
-/// (`_module.tr`, `_project.tr`) from definitions; any directory part is ignored.
+/// Parses a `.tr` file. `file_name` is its path relative to the root (`csvstats/mean.tr`):
+/// the base name tells module and project headers (`_module.tr`, `_project.tr`) from
+/// definitions, and the name in the front matter must agree with it — a function's with
+/// the stem, a type's snake_case with the stem, a module header's with its folder.
 pub fn parse(file_name: &str, text: &str) -> TrFile {
     let mut sink = Sink::new(text);
     if let Some(at) = text.find("\r\n") {
@@ -255,9 +259,13 @@ pub fn parse(file_name: &str, text: &str) -> TrFile {
         }
         None => text,
     };
-    let blocks = fences::scan(text, body, &mut sink);
+    let (blocks, has_prose) = fences::scan(text, body, &mut sink);
     let kind = detect_kind(file_name, &blocks);
     check_blocks(kind, &blocks, &mut sink);
+    check_obligations(kind, &blocks, has_prose, &mut sink);
+    if let Some(fm) = &frontmatter {
+        check_names(file_name, kind, fm, &blocks, &mut sink);
+    }
     let mut diagnostics = sink.out;
     diagnostics.sort_by_key(|d| d.at);
     TrFile {
@@ -353,6 +361,132 @@ fn check_blocks(kind: FileKind, blocks: &[Block], sink: &mut Sink) {
             format!("a {} file needs one `{lang}` block", kind.as_str()),
         );
     }
+}
+
+/// What a definition cannot do without, as trellis requires it: a function and a type
+/// need prose, a function a test of some kind, a module header its one `exports` block.
+/// Reported at the start of the file, where the missing thing would go.
+fn check_obligations(kind: FileKind, blocks: &[Block], has_prose: bool, sink: &mut Sink) {
+    if matches!(kind, FileKind::Function | FileKind::Type) && !has_prose {
+        sink.error(
+            "tr-missing-prose",
+            0,
+            format!(
+                "a {} file needs at least one paragraph of prose outside its blocks",
+                kind.as_str()
+            ),
+        );
+    }
+    if kind == FileKind::Function && !blocks.iter().any(|b| is_test_case_lang(&b.lang)) {
+        sink.error(
+            "tr-missing-test-block",
+            0,
+            "a function file needs at least one `test`, `property` or `cram` block".to_owned(),
+        );
+    }
+    if kind == FileKind::Module && !blocks.iter().any(|b| b.lang == "exports") {
+        sink.error(
+            "tr-block-count",
+            0,
+            "a module header needs one `exports` block".to_owned(),
+        );
+    }
+}
+
+/// The name in the front matter against the file's path and the name the `soil-sig` or
+/// `soil-type` block declares (`tr-name-mismatch`). A root's `_project.tr` has no folder
+/// in its relative path, so its name is not compared.
+fn check_names(
+    file_name: &str,
+    kind: FileKind,
+    fm: &Frontmatter,
+    blocks: &[Block],
+    sink: &mut Sink,
+) {
+    let valid = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if fm.name.is_empty() || !fm.name.chars().all(valid) {
+        return; // `tr-missing-name` or `tr-invalid-name` already says what is wrong
+    }
+    let at = fm.name_line_range.start;
+    let mut parts = file_name.rsplit(['/', '\\']);
+    let base = parts.next().unwrap_or(file_name);
+    let stem = base.strip_suffix(".tr").unwrap_or(base);
+    let folder = parts.next().unwrap_or("");
+    let (expected, what) = match kind {
+        FileKind::Function => (stem.to_owned(), "the file name"),
+        FileKind::Type => (
+            stem.to_owned(),
+            "the file name (a type's name in snake_case)",
+        ),
+        FileKind::Module | FileKind::Project if !folder.is_empty() => {
+            (folder.to_owned(), "the folder")
+        }
+        FileKind::Module | FileKind::Project => (fm.name.clone(), ""),
+    };
+    let written = match kind {
+        FileKind::Type => snake_case(&fm.name),
+        _ => fm.name.clone(),
+    };
+    if written != expected {
+        sink.error(
+            "tr-name-mismatch",
+            at,
+            format!("the name `{}` does not match {what} `{expected}`", fm.name),
+        );
+    }
+    for block in blocks {
+        let declared = match (kind, block.lang.as_str()) {
+            (FileKind::Function, "soil-sig") => declared_name(&block.content, ""),
+            (FileKind::Type, "soil-type") => declared_name(&block.content, "type"),
+            _ => None, // misplaced: `tr-block-kind` says so
+        };
+        if let Some(declared) = declared
+            && declared != fm.name
+        {
+            sink.error(
+                "tr-name-mismatch",
+                block.fence_range.start,
+                format!(
+                    "the `{}` block declares `{declared}` but the front matter names `{}`",
+                    block.lang, fm.name
+                ),
+            );
+        }
+    }
+}
+
+/// The name a `soil-sig` (`median : …`) or `soil-type` (`type Row = …`) block declares:
+/// the identifier that opens its first non-blank line, after `keyword` when there is one.
+fn declared_name<'a>(content: &'a str, keyword: &str) -> Option<&'a str> {
+    let line = content.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let rest = if keyword.is_empty() {
+        line
+    } else {
+        line.strip_prefix(keyword)?
+            .strip_prefix([' ', '\t'])?
+            .trim_start()
+    };
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+/// PascalCase to snake_case, the file-name form of a type's name (`ParseError` →
+/// `parse_error`).
+fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Collects diagnostics, turning byte offsets into line:column.

@@ -3,7 +3,7 @@ use super::*;
 const GOLDEN: &str = include_str!("../../../../fixtures/golden/cell_count/cell_count.tr");
 
 /// `(code, line, column)` of every diagnostic.
-fn diags(file_name: &str, text: &str) -> Vec<(&'static str, u32, u32)> {
+fn all_diags(file_name: &str, text: &str) -> Vec<(&'static str, u32, u32)> {
     parse(file_name, text)
         .diagnostics
         .iter()
@@ -11,7 +11,27 @@ fn diags(file_name: &str, text: &str) -> Vec<(&'static str, u32, u32)> {
         .collect()
 }
 
-/// A well-formed function file around `body`.
+/// What a definition cannot do without; [`obligations`] tests them, the tests of the
+/// other rules use files too small to meet them.
+const OBLIGATIONS: [&str; 2] = ["tr-missing-prose", "tr-missing-test-block"];
+
+/// `(code, line, column)` of every diagnostic but the [`OBLIGATIONS`].
+fn diags(file_name: &str, text: &str) -> Vec<(&'static str, u32, u32)> {
+    all_diags(file_name, text)
+        .into_iter()
+        .filter(|(code, ..)| !OBLIGATIONS.contains(code))
+        .collect()
+}
+
+/// The diagnostics of a parse but the [`OBLIGATIONS`].
+fn others(tr: &TrFile) -> Vec<&Diagnostic> {
+    tr.diagnostics
+        .iter()
+        .filter(|d| !OBLIGATIONS.contains(&d.code))
+        .collect()
+}
+
+/// A function file around `body`, well formed once `body` holds a test block.
 fn function(body: &str) -> String {
     format!("---\nname: f\n---\n\n```soil-sig\nf : I64\n```\n{body}")
 }
@@ -46,7 +66,7 @@ fn golden_file_parses_cleanly() {
 fn info_is_normalised_and_identity_drops_modifiers() {
     let text = function("\n```test  odd\txfail   @agent\n(1) => 1\n```\n");
     let tr = parse("f.tr", &text);
-    assert_eq!(tr.diagnostics, []);
+    assert_eq!(others(&tr), Vec::<&Diagnostic>::new());
     let b = &tr.blocks[1];
     assert_eq!((b.xfail, b.agent), (true, true));
     assert_eq!(b.identity(), "test odd");
@@ -57,7 +77,7 @@ fn info_is_normalised_and_identity_drops_modifiers() {
 fn kind_comes_from_file_name_then_soil_type() {
     let ty = "---\nname: point\n---\n```soil-type\nPoint\n```\n```invariant\nok\n```\n";
     assert_eq!(parse("point.tr", ty).kind, FileKind::Type);
-    assert_eq!(parse("point.tr", ty).diagnostics, []);
+    assert_eq!(others(&parse("point.tr", ty)), Vec::<&Diagnostic>::new());
     let module = "---\nname: stats\n---\n```exports\nmedian\n```\n```decisions\nd\n```\n";
     assert_eq!(parse("stats/_module.tr", module).kind, FileKind::Module);
     assert_eq!(parse("stats\\_module.tr", module).diagnostics, []);
@@ -69,7 +89,11 @@ fn kind_comes_from_file_name_then_soil_type() {
     // The file name wins over the blocks: a soil-type in a header is misplaced, not a type.
     let odd = "---\nname: m\n---\n```soil-type\nT\n```\n";
     assert_eq!(parse("_module.tr", odd).kind, FileKind::Module);
-    assert_eq!(diags("_module.tr", odd), [("tr-block-kind", 4, 1)]);
+    // And it still needs its `exports` block.
+    assert_eq!(
+        diags("_module.tr", odd),
+        [("tr-block-count", 1, 1), ("tr-block-kind", 4, 1)]
+    );
 }
 
 #[test]
@@ -127,7 +151,7 @@ fn frontmatter_subset_accepts_its_forms() {
     for (lines, tags) in cases {
         let text = format!("---  \nname: f # the name\n{lines}---\n```soil-sig\nf\n```\n");
         let tr = parse("f.tr", &text);
-        assert_eq!(tr.diagnostics, [], "{lines:?}");
+        assert_eq!(others(&tr), Vec::<&Diagnostic>::new(), "{lines:?}");
         let fm = tr.frontmatter.unwrap();
         assert_eq!(fm.name, "f");
         assert_eq!(fm.tags, tags, "{lines:?}");
@@ -250,7 +274,7 @@ fn block_cardinalities() {
     let no_type = "---\nname: t\n---\n```invariant\nx\n```\n";
     // Without a soil-type block the file is a function, so the invariant is misplaced.
     assert_eq!(diags("t.tr", no_type), [("tr-block-kind", 4, 1)]);
-    let two_sigs = function("\n```soil-sig\ng : I64\n```\n");
+    let two_sigs = function("\n```soil-sig\nf : I64\n```\n");
     assert_eq!(diags("f.tr", &two_sigs), [("tr-block-count", 9, 1)]);
     let two_ensures = function("```ensures\na\n```\n```ensures\nb\n```\n");
     assert_eq!(diags("f.tr", &two_ensures), [("tr-block-count", 11, 1)]);
@@ -261,8 +285,12 @@ fn block_cardinalities() {
         diags("_project.tr", two_decisions),
         [("tr-block-count", 7, 1)]
     );
-    // Modules and projects need no block at all.
-    assert_eq!(diags("_module.tr", "---\nname: m\n---\nWords.\n"), []);
+    // A project needs no block at all; a module header exactly one `exports`, as in trellis.
+    assert_eq!(diags("_project.tr", "---\nname: p\n---\nWords.\n"), []);
+    assert_eq!(
+        diags("_module.tr", "---\nname: m\n---\nWords.\n"),
+        [("tr-block-count", 1, 1)]
+    );
     // Named blocks repeat freely.
     let tests = function("```test a\n1\n```\n```test b\n2\n```\n```cram c\n3\n```\n");
     assert_eq!(diags("f.tr", &tests), []);
@@ -327,7 +355,7 @@ fn fence_rules_are_commonmark() {
     // A longer closing fence closes; a shorter one or the other fence character is content.
     let text = function("~~~~test a\n```\n~~~\n~~~~~~  \nafter\n");
     let tr = parse("f.tr", &text);
-    assert_eq!(tr.diagnostics, []);
+    assert_eq!(others(&tr), Vec::<&Diagnostic>::new());
     assert_eq!(tr.blocks[1].content, "```\n~~~\n");
     assert_eq!(&text[tr.blocks[1].fence_range.end..], "after\n");
     // An indented fence is an indented code block: prose.
@@ -342,7 +370,7 @@ fn fence_rules_are_commonmark() {
 fn fences_inside_list_items_and_quotes() {
     let text = function("\n- case:\n\n  ```test a\n  (1) => 1\n    (2) => 2\n  ```\n- next\n");
     let tr = parse("f.tr", &text);
-    assert_eq!(tr.diagnostics, []);
+    assert_eq!(others(&tr), Vec::<&Diagnostic>::new());
     let b = &tr.blocks[1];
     assert_eq!(b.content, "(1) => 1\n  (2) => 2\n");
     assert_eq!(b.line, 11);
@@ -452,4 +480,69 @@ proptest::proptest! {
         proptest::prop_assert!(tr.diagnostics.iter().all(|d| d.at.line >= 1 && d.at.column >= 1));
         let _ = crate::soil::spec_hash::spec_hashes(&tr, &text);
     }
+}
+
+#[test]
+fn obligations() {
+    let bare = "---\nname: f\n---\n# F\n\n```soil-sig\nf : I64\n```\n";
+    assert_eq!(
+        all_diags("f.tr", bare),
+        [("tr-missing-prose", 1, 1), ("tr-missing-test-block", 1, 1)]
+    );
+    // Any of the three test langs will do; prose is a paragraph, an indented code block or
+    // an unreserved fence — not a heading, and not a tight list item.
+    for (prose, test) in [
+        ("Adds.\n", "```test a\n1\n```\n"),
+        ("    indented\n", "```property p\nx\n```\n"),
+        ("```text\nan example\n```\n", "```cram c\n$ f\n```\n"),
+    ] {
+        let text = format!("{bare}\n{prose}\n{test}");
+        assert_eq!(all_diags("f.tr", &text), [], "{text}");
+    }
+    let listed = format!("{bare}\n- one\n- two\n\n```test a\n1\n```\n");
+    assert_eq!(all_diags("f.tr", &listed), [("tr-missing-prose", 1, 1)]);
+    // A type needs prose but no test; headers need neither.
+    let ty = "---\nname: Row\n---\n```soil-type\ntype Row = { a : I64 }\n```\n";
+    assert_eq!(all_diags("row.tr", ty), [("tr-missing-prose", 1, 1)]);
+    let module = "---\nname: m\n---\n```exports\nf\n```\n";
+    assert_eq!(all_diags("m/_module.tr", module), []);
+}
+
+#[test]
+fn names_agree_with_the_path_and_the_declaration() {
+    let text =
+        "---\nname: mean\n---\nAverages.\n\n```soil-sig\nmean : I64\n```\n```test a\n1\n```\n";
+    assert_eq!(all_diags("csvstats/mean.tr", text), []);
+    assert_eq!(
+        all_diags("csvstats/average.tr", text),
+        [("tr-name-mismatch", 2, 1)]
+    );
+    let sig_differs = text.replace("mean : I64", "avg : I64");
+    assert_eq!(
+        all_diags("csvstats/mean.tr", &sig_differs),
+        [("tr-name-mismatch", 6, 1)]
+    );
+    // A type's file name is its name in snake_case; its soil-type declares the name itself.
+    let ty =
+        "---\nname: ParseError\n---\nWhy.\n\n```soil-type\ntype ParseError = { line : I64 }\n```\n";
+    assert_eq!(all_diags("csvstats/parse_error.tr", ty), []);
+    assert_eq!(
+        all_diags("csvstats/parseerror.tr", ty),
+        [("tr-name-mismatch", 2, 1)]
+    );
+    let declares_other = ty.replace("type ParseError =", "type Oops =");
+    assert_eq!(
+        all_diags("csvstats/parse_error.tr", &declares_other),
+        [("tr-name-mismatch", 6, 1)]
+    );
+    // A module header is named after its folder; a root's project header has none to match.
+    let module = "---\nname: csvstats\n---\n```exports\nmean\n```\n";
+    assert_eq!(all_diags("csvstats/_module.tr", module), []);
+    assert_eq!(
+        all_diags("stats/_module.tr", module),
+        [("tr-name-mismatch", 2, 1)]
+    );
+    assert_eq!(all_diags("_project.tr", "---\nname: anything\n---\n"), []);
+    assert_eq!(snake_case("ParseError"), "parse_error");
+    assert_eq!(snake_case("row"), "row");
 }
