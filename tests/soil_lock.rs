@@ -842,8 +842,13 @@ fn deleted_sidecar_is_no_lock_and_refresh_recreates_defaults() {
         serde_json::json!({"trellis": "0.1.0", "soil": "0.1"})
     );
     assert!(lock["lowering"].is_null());
+    assert!(
+        lock.get("checks").is_none(),
+        "nothing checked yet, as trellis creates it"
+    );
     assert_eq!(lock["accepted"], false);
     assert_eq!(lock["tests"], serde_json::json!([]));
+    assert_eq!(lock["oracles"], serde_json::json!([]));
     assert_eq!(lock["spec"]["prose_state"], "fresh");
     for part in ["formal", "test", "prose"] {
         assert_eq!(
@@ -1524,4 +1529,29 @@ fn a_tag_soil_toml_does_not_declare_fails_check_at_its_position() {
         "api = \"public API\"\napis = \"several\"",
     );
     run_ok(&tree, &["check"], 0);
+}
+
+#[test]
+fn refresh_keeps_a_headers_decisions_snapshot_as_entry_hashes() {
+    let tree = Tree::copy_of("soil");
+    let lock = json(tree.read("csvstats/_module.lock").as_bytes());
+    let before = lock["spec"]["decisions"]["rounding"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(before.starts_with("sha256:"), "{before}");
+    edit(
+        &tree,
+        "csvstats/_module.tr",
+        "rounding: never round inside the module; callers format",
+        "rounding: never round inside the module; callers format\n  rejected: round half even",
+    );
+    age_sidecars(&tree);
+    let old = sidecars(&tree);
+    run_ok(&tree, &["refresh"], 0);
+    assert_eq!(touched(&old, &sidecars(&tree)), ["csvstats/_module.lock"]);
+    let lock = json(tree.read("csvstats/_module.lock").as_bytes());
+    let after = lock["spec"]["decisions"]["rounding"].as_str().unwrap();
+    assert!(after.starts_with("sha256:") && after != before, "{after}");
+    assert_eq!(lock["spec"]["decisions"].as_object().unwrap().len(), 1);
 }

@@ -387,6 +387,7 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
                 .collect(),
             decisions: None,
         });
+        s.present.checks = true;
         s.checks.types = Some(TypeCheck::Ok);
         s.checks.refinements = Refinements::Clauses(BTreeMap::from([(
             "finite".to_string(),

@@ -8,7 +8,7 @@ use lockgraph_queries::soil::check::{self, Policy};
 use lockgraph_queries::soil::engine::{self, Definition, Project};
 use lockgraph_queries::soil::sidecar::{
     self, Author, BlockAuthor, DefKind, Lowering, LoweringProvenance, NameHash, Oracle, Origin,
-    SpecHashes, TestResult, TestRow, Tier, TypeCheck, Versions,
+    Refinements, SpecHashes, TestResult, TestRow, Tier, TypeCheck, Versions,
 };
 use lockgraph_queries::soil::status::{Flag, Ladder};
 use salsa::Setter;
@@ -63,7 +63,9 @@ fn lock(name: &str, text: &str, calls: &[(&str, String)], oracles: Vec<Oracle>) 
             .collect(),
         decisions: None,
     });
+    s.present.checks = true;
     s.checks.types = Some(TypeCheck::Ok);
+    s.checks.refinements = Refinements::Clauses(Default::default());
     s.tests = vec![TestRow {
         name: "basics".into(),
         tier: Tier::Expect,

@@ -224,9 +224,7 @@ fn refresh(root: &mut Root) -> Result<bool, Failure> {
                     tr.blocks.clone(),
                     root.toml.versions(),
                 );
-                if let Some(decisions) = &mut fresh.spec.decisions {
-                    decisions.extend(tr.decisions.iter().cloned());
-                }
+                fresh.spec.escape_hatches = tr.escape_hatches.clone();
                 fresh
             }
             Some(Err(e)) => {
@@ -242,6 +240,17 @@ fn refresh(root: &mut Root) -> Result<bool, Failure> {
                 next
             }
         };
+        let mut next = next;
+        // A header's decisions snapshot follows its `decisions` block, as trellis's
+        // refresh keeps it: label → entry hash, no key without the block.
+        if matches!(next.kind, DefKind::Module | DefKind::Project)
+            && let Some(Ok(tr)) = engine::tr_summary(&root.db, def)
+        {
+            next.spec.decisions = tr
+                .decisions
+                .as_ref()
+                .map(|entries| entries.iter().cloned().collect());
+        }
         let file = root.file(def, "lock");
         if write_if_changed(&file, sidecar::to_canonical_string(&next).as_bytes())
             .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?

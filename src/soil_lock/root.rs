@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 /// The derived manifest's file name; never a definition's sidecar.
 pub const MANIFEST: &str = "soil.lock";
 
+/// The Soil language version new sidecars record (trellis writes this one).
+const SOIL_LANGUAGE_VERSION: &str = "0.1";
+
 /// `soil.toml`, as far as soil-lock reads it.
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -33,16 +36,23 @@ pub struct SoilToml {
 }
 
 impl SoilToml {
-    /// The `versions` a new sidecar records: `trellis` and `soil` from `[toolchain]`, in
-    /// that order, where present.
+    /// The `versions` a new sidecar records, as trellis writes them: `trellis`, the
+    /// toolchain `soil.toml` pins (trellis refuses to run unless it is its own version),
+    /// then `soil`, the language version — `0.1` unless `[toolchain]` says otherwise.
     pub fn versions(&self) -> Versions {
+        let get = |key: &str| {
+            self.toolchain
+                .get(key)
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+        };
         let mut out = Vec::new();
-        for key in ["trellis", "soil"] {
-            if let Some(v) = self.toolchain.get(key) {
-                let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-                out.push((key.to_string(), text));
-            }
+        if let Some(trellis) = get("trellis") {
+            out.push(("trellis".to_string(), trellis));
         }
+        out.push((
+            "soil".to_string(),
+            get("soil").unwrap_or_else(|| SOIL_LANGUAGE_VERSION.to_string()),
+        ));
         Versions(out)
     }
 }

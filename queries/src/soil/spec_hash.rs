@@ -34,6 +34,28 @@ pub fn oracle_digest(bytes: &[u8]) -> ContentHash {
     digest(&[bytes])
 }
 
+/// The hash of each entry of a `decisions` block, as trellis records them in a header's
+/// `spec.decisions` and in the reliance edges: an entry is a `label: text` line and the
+/// `rejected:` lines after it, joined by `\n` exactly as written, hashed as one part.
+/// Blank lines separate nothing; a line with no colon that is not a `rejected:` line is not
+/// an entry. `(label, hash)` in document order.
+pub fn decision_entry_hashes(content: &str) -> Vec<(String, ContentHash)> {
+    let mut entries: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in content.lines().filter(|l| !l.trim().is_empty()) {
+        if line.trim_start().starts_with("rejected:") {
+            if let Some((_, lines)) = entries.last_mut() {
+                lines.push(line);
+            }
+        } else if let Some((label, _)) = line.split_once(':') {
+            entries.push((label.trim(), vec![line]));
+        }
+    }
+    entries
+        .into_iter()
+        .map(|(label, lines)| (label.to_owned(), digest(&[lines.join("\n").as_bytes()])))
+        .collect()
+}
+
 /// [`digest`] fed one part at a time, so callers need not collect the parts first.
 #[derive(Default)]
 struct Framed(Sha256);
@@ -353,6 +375,18 @@ mod tests {
             prose_hash(&tr, text),
             digest(&[b"---\n---\n\n- intro\n\n  - next\n"])
         );
+    }
+
+    #[test]
+    fn decision_entries_hash_their_label_line_and_rejected_lines_as_written() {
+        let content = "floats: F64 only\n  rejected: F32\n\nno colon here\nrounding:  none \n";
+        let got = decision_entry_hashes(content);
+        let labels: Vec<_> = got.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["floats", "rounding"]);
+        assert_eq!(got[0].1, digest(&[b"floats: F64 only\n  rejected: F32"]));
+        assert_eq!(got[1].1, digest(&[b"rounding:  none "]));
+        // A `rejected:` line before any entry belongs to none.
+        assert_eq!(decision_entry_hashes("rejected: x\n"), []);
     }
 
     #[test]

@@ -35,8 +35,11 @@ pub struct TrSummary {
     /// The names the `exports` blocks list (module headers), relative to the module, in
     /// order: one per line or separated by commas or spaces; `#` starts a comment.
     pub exports: Vec<String>,
-    /// The `key: value` lines of `decisions` blocks, in order, trimmed.
-    pub decisions: Vec<(String, String)>,
+    /// A header's `decisions` block as `spec.decisions` records it: each entry's label and
+    /// hash ([`spec_hash::decision_entry_hashes`]), in order; `None` without the block.
+    pub decisions: Option<Vec<(String, String)>>,
+    /// The escape hatches the `allow` block names, one per non-blank line.
+    pub escape_hatches: Vec<String>,
     /// The error diagnostics, in document order (warnings are reported nowhere).
     pub errors: Vec<TrError>,
 }
@@ -82,9 +85,16 @@ impl TrSummary {
             })
             .map(str::to_string)
             .collect();
-        let decisions = contents("decisions")
-            .filter_map(|line| line.split_once(':'))
-            .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        let decisions = tr.blocks.iter().find(|b| b.lang == "decisions").map(|b| {
+            spec_hash::decision_entry_hashes(&b.content)
+                .into_iter()
+                .map(|(label, hash)| (label, hash.to_string()))
+                .collect()
+        });
+        let escape_hatches = contents("allow")
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
             .collect();
         let errors = tr
             .diagnostics
@@ -123,6 +133,7 @@ impl TrSummary {
             blocks,
             exports,
             decisions,
+            escape_hatches,
             errors,
         }
     }
@@ -144,12 +155,13 @@ mod tests {
         assert_eq!(s.name, "csvstats");
         assert_eq!(s.tags, ["api", "core"]);
         assert_eq!(s.exports, ["mean", "median", "sum", "variance"]);
+        let entry = |text: &str| spec_hash::digest(&[text.as_bytes()]).to_string();
         assert_eq!(
             s.decisions,
-            [
-                ("float".to_string(), "f64".to_string()),
-                ("empty".to_string(), "ignored: kept".to_string())
-            ]
+            Some(vec![
+                ("float".to_string(), entry("float: f64")),
+                ("empty".to_string(), entry("empty: ignored: kept"))
+            ])
         );
         assert_eq!(
             s.blocks,

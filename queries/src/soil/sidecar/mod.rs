@@ -413,17 +413,15 @@ pub fn is_hash(text: &str) -> bool {
     })
 }
 
-/// The sidecar `refresh` writes for a definition that has none.
+/// The sidecar `refresh` writes for a definition that has none: the one trellis creates,
+/// key for key, so that trellis reads it and would have written the same bytes.
 ///
-/// Nothing has been lowered or checked yet, so `lowering` is `null` (the `unlowered`
-/// status), tests and oracles are empty and the entry is not accepted. `checks` takes the
-/// minimal v1 shape, with `types: "error"`: the enum has no "not checked" value, and a
-/// consumer that forgot to look at `lowering` first must fail closed rather than see a
-/// type check that never ran as passed. Functions get an empty clause map (v1's shape, so
-/// the first lowering does not switch shapes), types an empty `invariants` map, headers
-/// neither; `termination` and `holes` are left out until a lowering measures them. Module
-/// and project entries get an empty `spec.decisions`, for the caller to fill from the
-/// header's `decisions` block.
+/// Nothing has been lowered or checked yet. A function carries `lowering: null` (the
+/// `unlowered` status), `tests: []` and `oracles: []`; a type `tests: []` and
+/// `cycle_hash: null`; a module or project header neither. No entry has `checks` until a
+/// check runs: trellis writes none, and a `types` verdict for a check that never ran would
+/// be invented. `escape_hatches` and a header's `spec.decisions` are for the caller to fill
+/// from the spec. Callers that go on to record a check set `present.checks`.
 pub fn default_for(
     name: &str,
     kind: DefKind,
@@ -431,7 +429,6 @@ pub fn default_for(
     blocks: Vec<BlockAuthor>,
     versions: Versions,
 ) -> Sidecar {
-    let is_header = matches!(kind, DefKind::Module | DefKind::Project);
     Sidecar {
         lock_format: LOCK_FORMAT,
         name: name.to_owned(),
@@ -444,27 +441,22 @@ pub fn default_for(
             blocks,
             pinned: false,
             escape_hatches: Vec::new(),
-            decisions: is_header.then(BTreeMap::new),
+            decisions: None,
         },
         lowering: None,
-        checks: Checks {
-            types: Some(TypeCheck::Error),
-            exports: None,
-            termination: None,
-            refinements: match kind {
-                DefKind::Function => Refinements::Clauses(BTreeMap::new()),
-                DefKind::Type | DefKind::Module | DefKind::Project => Refinements::Absent,
-            },
-            demoted: None,
-            holes: None,
-            invariants: (kind == DefKind::Type).then(BTreeMap::new),
-        },
+        checks: Checks::absent(),
         tests: Vec::new(),
         oracles: Vec::new(),
         ffi: None,
         cycle_hash: None,
         accepted: false,
-        present: Present::ALL,
+        present: Present {
+            lowering: kind == DefKind::Function,
+            checks: false,
+            tests: matches!(kind, DefKind::Function | DefKind::Type),
+            oracles: kind == DefKind::Function,
+            cycle_hash: kind == DefKind::Type,
+        },
     }
 }
 

@@ -369,8 +369,20 @@ fn defaults_are_unlowered_unaccepted_and_round_trip() {
         let s = default_for("thing", kind, sample_hashes(kind), blocks, versions);
         assert_eq!(s.lowering, None);
         assert!(!s.accepted);
-        assert_eq!(s.checks.types, Some(TypeCheck::Error));
+        // Nothing checked yet: no `checks` key, as trellis creates them.
+        assert!(!s.present.checks);
         let text = to_canonical_string(&s);
+        assert!(!text.contains("\"checks\""), "{text}");
+        assert_eq!(
+            text.contains("\"lowering\""),
+            kind == DefKind::Function,
+            "{text}"
+        );
+        assert_eq!(
+            text.contains("\"cycle_hash\": null"),
+            kind == DefKind::Type,
+            "{text}"
+        );
         assert_eq!(read(&text), s, "{text}");
     }
 }
@@ -411,10 +423,6 @@ fn default_function_sidecar_text() {
     "escape_hatches": []
   }},
   "lowering": null,
-  "checks": {{
-    "types": "error",
-    "refinements": {{}}
-  }},
   "tests": [],
   "oracles": [],
   "accepted": false
