@@ -485,7 +485,8 @@ fn renaming_a_definition_changes_none_of_its_hashes() {
             "{part}"
         );
     }
-    assert!(flags_of(&status, "parity/total").is_empty());
+    // Only its decisions moved: `csvstats`'s `rounding` is no longer in scope in `parity`.
+    assert_eq!(flags_of(&status, "parity/total"), ["decision-scope-stale"]);
     // Its callers named it `sum`, which now resolves nowhere.
     assert_eq!(flags_of(&status, MEAN), ["missing-callee"]);
 }
@@ -866,8 +867,12 @@ fn deleted_sidecar_is_no_lock_and_refresh_recreates_defaults() {
     );
     let status = status_json(&tree);
     assert_eq!(status[IS_ODD]["status"], "unlowered");
-    // is_even was checked against a lowering that no longer exists.
-    assert_flags(&status, &[(IS_EVEN, &["stale-callees"])]);
+    // is_even was checked against a lowering that no longer exists, and is_odd's `.soil`
+    // is one its new sidecar does not track, as trellis would say.
+    assert_flags(
+        &status,
+        &[(IS_EVEN, &["stale-callees"]), (IS_ODD, &["soil-untracked"])],
+    );
 
     // The new sidecar is canonical: a second refresh leaves it alone.
     age_sidecars(&tree);
@@ -1554,4 +1559,49 @@ fn refresh_keeps_a_headers_decisions_snapshot_as_entry_hashes() {
     let after = lock["spec"]["decisions"]["rounding"].as_str().unwrap();
     assert!(after.starts_with("sha256:") && after != before, "{after}");
     assert_eq!(lock["spec"]["decisions"].as_object().unwrap().len(), 1);
+}
+
+#[test]
+fn decision_edits_flag_the_lowerings_made_under_them() {
+    let tree = Tree::copy_of("soil");
+    let rounding = "rounding: never round inside the module; callers format";
+    let recorded = lockgraph_queries::soil::spec_hash::decision_entry_hashes(rounding)[0]
+        .1
+        .to_string();
+    // median says it applied `rounding` as it reads today: nothing is stale.
+    edit(
+        &tree,
+        "csvstats/median.lock",
+        "\"applied\": []",
+        &format!(
+            "\"applied\": [\n        {{ \"scope\": \"module\", \"label\": \"rounding\", \"hash\": \"{recorded}\" }}\n      ]"
+        ),
+    );
+    assert!(flags_of(&status_json(&tree), MEDIAN).is_empty());
+
+    // Rewording it makes exactly the lowerings that applied it stale, by label.
+    edit(
+        &tree,
+        "csvstats/_module.tr",
+        rounding,
+        "rounding: round half to even, only when printing",
+    );
+    let status = status_json(&tree);
+    assert_eq!(flags_of(&status, MEDIAN), ["decision-stale:rounding"]);
+    assert!(flags_of(&status, MEAN).is_empty());
+
+    // A new decision in the project changes every lowering's scope.
+    edit(
+        &tree,
+        "_project.tr",
+        "errors: parse failures",
+        "units: SI only\nerrors: parse failures",
+    );
+    let status = status_json(&tree);
+    assert_eq!(
+        flags_of(&status, MEDIAN),
+        ["decision-scope-stale", "decision-stale:rounding"]
+    );
+    assert_eq!(flags_of(&status, MEAN), ["decision-scope-stale"]);
+    assert_eq!(flags_of(&status, IS_ODD), ["decision-scope-stale"]);
 }

@@ -39,7 +39,7 @@ struct DefJson {
     kind: Option<&'static str>,
     status: &'static str,
     accepted: bool,
-    flags: Vec<&'static str>,
+    flags: Vec<String>,
     hashes: Option<HashesJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
@@ -62,10 +62,7 @@ fn def_json(root: &Root, def: Definition) -> DefJson {
             _ => None,
         },
     };
-    let mut flags: Vec<&'static str> = engine::flags(db, def)
-        .iter()
-        .map(|r| r.flag.as_str())
-        .collect();
+    let mut flags: Vec<String> = engine::flags(db, def).iter().map(|r| r.name()).collect();
     flags.dedup();
     DefJson {
         path: def.path(db).clone(),
@@ -145,9 +142,9 @@ fn status_of(root: &Root, id: &str) -> String {
                 s.push_str(", accepted");
             }
             // Stale flags show in every format, not only in `status`.
-            let mut flags: Vec<&str> = engine::flags(&root.db, d)
+            let mut flags: Vec<String> = engine::flags(&root.db, d)
                 .iter()
-                .map(|r| r.flag.as_str())
+                .map(|r| r.name())
                 .collect();
             flags.dedup();
             if !flags.is_empty() {

@@ -18,11 +18,11 @@
 //! callers that read it — never a blanket reverse closure. No query recurses across
 //! definitions, so cycles in the call graph cannot make salsa loop.
 
-use super::sidecar::{BlockAuthor, Oracle, ProseState, Sidecar, SidecarError};
-use super::spec_hash::SpecHashes;
+use super::sidecar::{BlockAuthor, DefKind, Oracle, ProseState, Scalar, Sidecar, SidecarError};
+use super::spec_hash::{self, SpecHashes};
 use super::status::{Flag, Ladder};
 use super::summary::TrSummary;
-use super::tr;
+use super::tr::{self, FileKind};
 use crate::hash::ContentHash;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -377,6 +377,105 @@ pub struct Reason {
     pub detail: String,
 }
 
+impl Reason {
+    /// The flag as trellis spells it in a status: `decision-stale:<label>` carries the
+    /// label, every other flag is its name alone.
+    pub fn name(&self) -> String {
+        match (self.flag, &self.other) {
+            (Flag::DecisionStale, Some(label)) => format!("{}:{label}", self.flag.as_str()),
+            _ => self.flag.as_str().to_owned(),
+        }
+    }
+}
+
+/// The decisions of each scope: the project's under `""`, a module's under its folder,
+/// each entry's label and digest as its header's `decisions` block gives them. A scope
+/// whose header has no `decisions` block has no entry.
+#[salsa::tracked(returns(ref))]
+pub fn decision_scopes(db: &dyn salsa::Database) -> BTreeMap<String, Vec<(String, String)>> {
+    let mut scopes = BTreeMap::new();
+    for &def in Project::get(db).definitions(db) {
+        let Some(Ok(tr)) = tr_summary(db, def) else {
+            continue;
+        };
+        let scope = match tr.kind {
+            FileKind::Project => "",
+            FileKind::Module => module_of(def.path(db)),
+            FileKind::Function | FileKind::Type => continue,
+        };
+        if let Some(entries) = &tr.decisions {
+            scopes.insert(scope.to_owned(), entries.clone());
+        }
+    }
+    scopes
+}
+
+/// The decision flags of a lowering, as trellis derives them: the scope hash over the
+/// labels of the project's and the module's decisions, and each applied decision against
+/// the current entry of its scope.
+fn decision_flags(
+    db: &dyn salsa::Database,
+    def: Definition,
+    sidecar: &Sidecar,
+    out: &mut Vec<Reason>,
+) {
+    let Some(decisions) = sidecar.lowering.as_ref().and_then(|l| l.decisions.as_ref()) else {
+        return;
+    };
+    let scopes = decision_scopes(db);
+    let module = module_of(def.path(db));
+    // Trellis looks up `""` and then the module; at the root the module is `""` too, so
+    // the project's labels count twice there, and the recorded hashes were made that way.
+    let labels: Vec<String> = ["", module]
+        .iter()
+        .filter_map(|scope| scopes.get(*scope))
+        .flatten()
+        .map(|(label, _)| label.clone())
+        .collect();
+    let now = spec_hash::decisions_scope_hash(&labels).to_string();
+    if now != decisions.scope_hash {
+        out.push(Reason {
+            flag: Flag::DecisionScopeStale,
+            other: None,
+            recorded: Some(decisions.scope_hash.clone()),
+            current: Some(now),
+            detail: "decisions were added to or removed from the scope since the lowering".into(),
+        });
+    }
+    for applied in &decisions.applied {
+        let member = |key: &str| {
+            applied.0.iter().find_map(|(k, v)| match v {
+                Scalar::String(text) if k == key => Some(text.as_str()),
+                _ => None,
+            })
+        };
+        let (Some(label), Some(recorded)) = (member("label"), member("hash")) else {
+            continue; // the seed's shape records no label and hash to compare
+        };
+        let scope = if member("scope") == Some("project") {
+            ""
+        } else {
+            module
+        };
+        let current = scopes
+            .get(scope)
+            .and_then(|entries| entries.iter().find(|(l, _)| l == label))
+            .map(|(_, hash)| hash.clone());
+        if current.as_deref() != Some(recorded) {
+            out.push(Reason {
+                flag: Flag::DecisionStale,
+                other: Some(label.to_owned()),
+                recorded: Some(recorded.to_owned()),
+                detail: match current {
+                    Some(_) => format!("decision `{label}` was edited since the lowering"),
+                    None => format!("decision `{label}` is gone from its scope"),
+                },
+                current,
+            });
+        }
+    }
+}
+
 /// The flags of one definition with their evidence, sorted by flag.
 #[salsa::tracked(returns(ref))]
 pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
@@ -465,6 +564,13 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
             "a lowering is recorded but the .soil file is missing".into(),
         ));
     }
+    if sidecar.lowering.is_none() && sidecar.kind == DefKind::Function && def.soil_exists(db) {
+        out.push(reason(
+            Flag::SoilUntracked,
+            "a .soil file is beside the spec but no lowering is recorded".into(),
+        ));
+    }
+    decision_flags(db, def, sidecar, &mut out);
     let index = def_index(db);
     let externals = Project::get(db).externals(db);
     for edge in edges(db, def) {

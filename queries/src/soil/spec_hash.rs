@@ -56,6 +56,14 @@ pub fn decision_entry_hashes(content: &str) -> Vec<(String, ContentHash)> {
         .collect()
 }
 
+/// The hash of which decisions are in scope: their labels, sorted, joined by NUL, as one
+/// part. Adding or removing a decision moves it; editing one does not.
+pub fn decisions_scope_hash(labels: &[String]) -> ContentHash {
+    let mut sorted: Vec<&str> = labels.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    digest(&[sorted.join("\0").as_bytes()])
+}
+
 /// [`digest`] fed one part at a time, so callers need not collect the parts first.
 #[derive(Default)]
 struct Framed(Sha256);

@@ -128,6 +128,14 @@ pub enum Flag {
     MissingCallee,
     SoilMissing,
     BlocksDrift,
+    /// A function with no lowering recorded but a `.soil` file beside its spec.
+    SoilUntracked,
+    /// The labels of the decisions in scope (the project's and the module's) are no longer
+    /// those the lowering was made under.
+    DecisionScopeStale,
+    /// A decision the lowering applied changed or went away; shown with its label,
+    /// `decision-stale:<label>`.
+    DecisionStale,
 }
 
 impl Flag {
@@ -143,6 +151,9 @@ impl Flag {
             Flag::MissingCallee => "missing-callee",
             Flag::SoilMissing => "soil-missing",
             Flag::BlocksDrift => "blocks-drift",
+            Flag::SoilUntracked => "soil-untracked",
+            Flag::DecisionScopeStale => "decision-scope-stale",
+            Flag::DecisionStale => "decision-stale",
         }
     }
 }
