@@ -305,7 +305,14 @@ fn pristine_root_has_the_listed_statuses_and_no_flags() {
     for (path, kind, ladder) in PRISTINE {
         let d = &status[*path];
         assert_eq!(d["kind"], *kind, "kind of {path}");
-        assert_eq!(d["status"], *ladder, "status of {path}");
+        assert_eq!(d["ladder"], *ladder, "ladder of {path}");
+        // trellis's `status`: acceptance above every rung.
+        let shown = if ACCEPTED.contains(path) {
+            "accepted"
+        } else {
+            ladder
+        };
+        assert_eq!(d["status"], shown, "status of {path}");
         assert_eq!(d["accepted"], ACCEPTED.contains(path), "accepted of {path}");
         assert!(d.get("error").is_none(), "{path} reads: {d}");
         let formal = hash(&status, path, "formal");
@@ -419,7 +426,7 @@ fn prose_edit_flags_only_the_edited_definition() {
     assert_eq!(hash(&after, SUM, "formal"), hash(&before, SUM, "formal"));
     assert_eq!(hash(&after, SUM, "test"), hash(&before, SUM, "test"));
     assert_ne!(hash(&after, SUM, "prose"), hash(&before, SUM, "prose"));
-    assert_eq!(after[SUM]["status"], "verified");
+    assert_eq!(after[SUM]["ladder"], "verified");
     run_ok(&tree, &["check"], 0);
 }
 
@@ -1129,9 +1136,10 @@ fn agent_marker_on_a_human_block_is_blocks_drift() {
         ],
     );
     let r = run_ok(&tree, &["check"], 1);
+    // sum is accepted: its formal edit also clears what the acceptance vouched for.
     assert_eq!(
         violations(&r.stdout),
-        BTreeSet::from([v(SUM, "blocks-drift")])
+        BTreeSet::from([v(SUM, "accepted-stale"), v(SUM, "blocks-drift")])
     );
     let why = run_ok(&tree, &["why", SUM], 0);
     assert!(why.stdout.contains("ensures"), "{}", why.stdout);
@@ -1604,4 +1612,26 @@ fn decision_edits_flag_the_lowerings_made_under_them() {
     );
     assert_eq!(flags_of(&status, MEAN), ["decision-scope-stale"]);
     assert_eq!(flags_of(&status, IS_ODD), ["decision-scope-stale"]);
+}
+
+#[test]
+fn an_accepted_definition_whose_spec_moved_fails_check() {
+    let tree = Tree::copy_of("soil");
+    // A prose edit is not a spec change that acceptance depends on.
+    edit(&tree, "csvstats/sum.tr", "# sum", "# sum\n\nReworded.");
+    run_ok(&tree, &["check"], 0);
+    // A test edit is.
+    let text = tree.read("csvstats/sum.tr");
+    let case = text
+        .lines()
+        .find(|l| l.starts_with('(') && l.contains("=>"))
+        .expect("sum has a test row")
+        .to_owned();
+    edit(&tree, "csvstats/sum.tr", &case, &format!("{case}\n{case}"));
+    let r = run_ok(&tree, &["check"], 1);
+    assert_eq!(
+        violations(&r.stdout),
+        BTreeSet::from([v(SUM, "accepted-stale")])
+    );
+    assert!(r.stdout.contains("test-stale"), "{}", r.stdout);
 }

@@ -37,7 +37,10 @@ impl Serialize for StatusJson<'_> {
 struct DefJson {
     path: String,
     kind: Option<&'static str>,
+    /// trellis's status: `accepted` above every rung, else the rung.
     status: &'static str,
+    /// The rung beneath acceptance, which trellis does not show for accepted entries.
+    ladder: &'static str,
     accepted: bool,
     flags: Vec<String>,
     hashes: Option<HashesJson>,
@@ -62,6 +65,8 @@ fn def_json(root: &Root, def: Definition) -> DefJson {
             _ => None,
         },
     };
+    let accepted = sidecar.is_some_and(|s| s.accepted);
+    let ladder = engine::ladder(db, def).as_str();
     let mut flags: Vec<String> = engine::flags(db, def).iter().map(|r| r.name()).collect();
     flags.dedup();
     DefJson {
@@ -69,10 +74,13 @@ fn def_json(root: &Root, def: Definition) -> DefJson {
         kind: kind_of(root, def).map(|k| k.as_str()),
         status: if error.is_some() && sidecar.is_none() {
             "unreadable"
+        } else if accepted {
+            "accepted"
         } else {
-            engine::ladder(db, def).as_str()
+            ladder
         },
-        accepted: sidecar.is_some_and(|s| s.accepted),
+        ladder,
+        accepted,
         flags,
         hashes: engine::spec_hashes(db, def).map(|h| HashesJson {
             formal: h.formal.to_string(),

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Violation {
     pub def: String,
-    /// Stable: `accepted-untested`, `accepted-xfail`, `blocks-drift`, `oracle-not-accepted`,
+    /// Stable: `accepted-untested`, `accepted-xfail`, `accepted-stale`, `blocks-drift`, `oracle-not-accepted`,
     /// `oracle-cycle`, `accepted-partial`, `policy`, `spec`, `sidecar`.
     pub code: &'static str,
     pub message: String,
@@ -141,6 +141,22 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                 path,
                 "accepted-partial",
                 "accepted while holes remain".into(),
+            );
+        }
+        // A spec change clears acceptance (the seed's rule): the lowering, the tests and
+        // the acceptance vouched for a spec that is no longer the one in the file.
+        if sidecar.accepted
+            && let Some(stale) = flags(db, def)
+                .iter()
+                .find(|r| matches!(r.flag, Flag::FormalStale | Flag::TestStale))
+        {
+            push(
+                path,
+                "accepted-stale",
+                format!(
+                    "accepted, but {}: acceptance covers the spec as it was locked",
+                    stale.flag
+                ),
             );
         }
         if sidecar.accepted && flags(db, def).iter().any(|r| r.flag == Flag::BlocksDrift) {
