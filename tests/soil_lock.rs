@@ -1635,3 +1635,42 @@ fn an_accepted_definition_whose_spec_moved_fails_check() {
     );
     assert!(r.stdout.contains("test-stale"), "{}", r.stdout);
 }
+
+#[test]
+fn one_definitions_status_is_not_failed_by_another_files_error() {
+    let tree = Tree::copy_of("soil");
+    break_mean_result(&tree);
+    let r = run_ok(&tree, &["status", "--json", MEDIAN], 0);
+    assert!(r.stdout.contains(MEDIAN), "{}", r.stdout);
+    // Asked about the broken one, it still fails, naming the file.
+    let r = run_ok(&tree, &["status", MEAN], 2);
+    assert!(r.stderr.contains("csvstats/mean.lock"), "{}", r.stderr);
+}
+
+#[test]
+fn impact_and_why_take_bare_names_and_the_oracle_form() {
+    let tree = Tree::copy_of("soil");
+    for args in [
+        &["impact", "median", "--json"][..],
+        &["impact", MEDIAN, "--json"],
+    ] {
+        let r = run_ok(&tree, args, 0);
+        assert!(
+            reached(&r).contains(&reach("csvstats/summarize", Some("call"))),
+            "{args:?}: {}",
+            r.stdout
+        );
+    }
+    // The oracle's own `path::symbol` form names the reference file.
+    let by_symbol = run_ok(&tree, &["impact", "ref/stats.py::median", "--json"], 0);
+    let by_file = run_ok(&tree, &["impact", "ref/stats.py", "--json"], 0);
+    assert_eq!(reached(&by_symbol), reached(&by_file));
+    assert!(reached(&by_file).iter().any(|(d, _)| d == MEDIAN));
+    run_ok(&tree, &["why", "median"], 0);
+    let r = run_ok(&tree, &["why", "no_such_thing"], 2);
+    assert!(
+        r.stderr.contains("no definition `no_such_thing`"),
+        "{}",
+        r.stderr
+    );
+}

@@ -57,7 +57,7 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
             exported,
             tag,
         } => {
-            unreadable_inputs(root)?;
+            unreadable_inputs(root, &root.defs)?;
             let policy = Policy {
                 require: require.map(|r| match r {
                     Require::Accepted => Requirement::Accepted,
@@ -96,12 +96,7 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
             json,
         } => {
             let g = graph::build(&root.db);
-            let target = target.trim_end_matches(".tr").to_string();
-            if g.index(&target).is_none() {
-                return Err(Failure::new(format!(
-                    "`{target}` is neither a definition nor a file or CLI an oracle names"
-                )));
-            }
+            let target = impact_target(root, &g, &target)?;
             let change = match change {
                 ChangeArg::Formal => Change::Formal,
                 ChangeArg::Test => Change::Test,
@@ -118,6 +113,25 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
             render::why(root, d, json);
             Ok(true)
         }
+    }
+}
+
+/// The graph node `target` names: a definition (by path or bare name), a file an oracle
+/// names (`ref/stats.py`, also in the oracle's own `ref/stats.py::median` form), or a CLI
+/// (`cli:<command>`).
+fn impact_target(root: &Root, g: &graph::DepGraph, target: &str) -> Result<String, Failure> {
+    let target = target.trim_end_matches(".tr");
+    for candidate in [target, engine::reference_file(target)] {
+        if g.index(candidate).is_some() {
+            return Ok(candidate.to_string());
+        }
+    }
+    match root.find(target) {
+        Ok(def) => Ok(def.path(&root.db).clone()),
+        Err(e) if e.message.contains("give the path") => Err(e),
+        Err(_) => Err(Failure::new(format!(
+            "`{target}` is neither a definition nor a file or CLI an oracle names"
+        ))),
     }
 }
 
@@ -138,9 +152,9 @@ fn warm(root: &Root, quiet: bool) {
 }
 
 /// Stops with exit 2 when any spec or sidecar cannot be read, naming each one.
-fn unreadable_inputs(root: &Root) -> Result<(), Failure> {
+fn unreadable_inputs(root: &Root, defs: &[Definition]) -> Result<(), Failure> {
     let mut problems = Vec::new();
-    for &def in &root.defs {
+    for &def in defs {
         if let Some(Err(e)) = engine::parsed_sidecar(&root.db, def) {
             problems.push(format!("{}.lock: {e}", def.path(&root.db)));
         }
@@ -165,7 +179,9 @@ fn status(root: &Root, json: bool, wanted: &[String]) -> Result<bool, Failure> {
             .collect::<Result<_, _>>()?
     };
     render::status(root, &defs, json);
-    unreadable_inputs(root)?;
+    // Asked about some definitions, only theirs decide the exit code: a broken file
+    // elsewhere is not their problem.
+    unreadable_inputs(root, &defs)?;
     Ok(true)
 }
 
@@ -268,7 +284,7 @@ fn refresh(root: &mut Root) -> Result<bool, Failure> {
 }
 
 fn manifest(root: &Root, check: bool) -> Result<bool, Failure> {
-    unreadable_inputs(root)?;
+    unreadable_inputs(root, &root.defs)?;
     let defs: Vec<(String, Sidecar)> = root
         .defs
         .iter()

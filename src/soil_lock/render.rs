@@ -113,7 +113,12 @@ pub fn status(root: &Root, defs: &[Definition], json: bool) {
             "{:<width$}  {:<8}  {:<10}{}{}",
             r.path,
             r.kind.unwrap_or("?"),
-            r.status,
+            // The rung, with acceptance beside it rather than in its place.
+            if r.status == "unreadable" {
+                r.status
+            } else {
+                r.ladder
+            },
             if r.accepted { "  accepted" } else { "" },
             flags
         );

@@ -8,7 +8,7 @@ use super::walk;
 use crate::statcache::Stat;
 use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
-use lockgraph_queries::soil::engine::{self, Definition, Project, external_key};
+use lockgraph_queries::soil::engine::{self, Definition, Project, Resolution, external_key};
 use lockgraph_queries::soil::sidecar::Versions;
 use lockgraph_queries::soil::spec_hash::oracle_digest;
 use rayon::prelude::*;
@@ -197,14 +197,26 @@ impl Root {
             .to(hashes);
     }
 
-    pub fn find(&self, path: &str) -> Result<Definition, Failure> {
-        let path = path.trim_end_matches(".tr").trim_end_matches(".lock");
-        engine::def_index(&self.db).get(path).ok_or_else(|| {
-            Failure::new(format!(
-                "no definition `{path}` under {}",
+    /// The definition `name` names: a root-relative path (`csvstats/median`, with or
+    /// without `.tr`/`.lock`), or a bare name (`median`) that exactly one definition has.
+    pub fn find(&self, name: &str) -> Result<Definition, Failure> {
+        let name = name.trim_end_matches(".tr").trim_end_matches(".lock");
+        let index = engine::def_index(&self.db);
+        if let Some(def) = index.get(name) {
+            return Ok(def);
+        }
+        match index.resolve("", name) {
+            Resolution::Found(path) => Ok(index.get(&path).expect("resolved from the index")),
+            Resolution::Ambiguous(many) => Err(Failure::new(format!(
+                "`{name}` names {} definitions ({}); give the path",
+                many.len(),
+                many.join(", ")
+            ))),
+            Resolution::Missing => Err(Failure::new(format!(
+                "no definition `{name}` under {}",
                 self.dir.display()
-            ))
-        })
+            ))),
+        }
     }
 
     pub fn file(&self, def: Definition, ext: &str) -> PathBuf {
