@@ -1443,6 +1443,9 @@ fn graph_as_mermaid() {
         .collect();
     assert_eq!(declared.len(), nodes, "one declaration per node: {m}");
     assert!(m.contains("|call|"), "{m}");
+    // Helper edges are bold, as in the dot output.
+    assert!(m.contains(" ==>|helper| "), "{m}");
+    assert!(!m.contains("-.->|helper|"), "{m}");
     assert!(m.contains("|oracle|"), "{m}");
 }
 

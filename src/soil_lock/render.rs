@@ -248,9 +248,12 @@ pub fn mermaid(root: &Root, g: &DepGraph) -> String {
         );
     }
     for (a, kind, b) in g.edge_list() {
+        // Mermaid has three strokes: solid calls, bold helpers (as in dot), dotted for
+        // the oracle and external edges that dot tells apart as dashed and dotted.
         let arrow = match kind {
             EdgeKind::Call => "-->",
-            _ => "-.->",
+            EdgeKind::Helper => "==>",
+            EdgeKind::Oracle | EdgeKind::External => "-.->",
         };
         let _ = writeln!(
             out,
