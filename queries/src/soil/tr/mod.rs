@@ -363,6 +363,9 @@ fn check_blocks(kind: FileKind, blocks: &[Block], sink: &mut Sink) {
     }
 }
 
+/// The escape hatches an `allow` block may name, one per line (trellis's fixed set).
+pub const ESCAPE_HATCHES: [&str; 3] = ["partial", "unsafe", "ffi-raw"];
+
 /// What a definition cannot do without, as trellis requires it: a function and a type
 /// need prose, a function a test of some kind, a module header its one `exports` block.
 /// Reported at the start of the file, where the missing thing would go.
@@ -383,6 +386,25 @@ fn check_obligations(kind: FileKind, blocks: &[Block], has_prose: bool, sink: &m
             0,
             "a function file needs at least one `test`, `property` or `cram` block".to_owned(),
         );
+    }
+    for block in blocks.iter().filter(|b| b.lang == "allow") {
+        for hatch in block
+            .content
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+        {
+            if !ESCAPE_HATCHES.contains(&hatch) {
+                sink.error(
+                    "tr-allow-unknown",
+                    block.fence_range.start,
+                    format!(
+                        "`{hatch}` is not an escape hatch (an `allow` block names {})",
+                        ESCAPE_HATCHES.map(|h| format!("`{h}`")).join(", ")
+                    ),
+                );
+            }
+        }
     }
     if kind == FileKind::Module && !blocks.iter().any(|b| b.lang == "exports") {
         sink.error(

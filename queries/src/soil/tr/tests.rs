@@ -546,3 +546,11 @@ fn names_agree_with_the_path_and_the_declaration() {
     assert_eq!(snake_case("ParseError"), "parse_error");
     assert_eq!(snake_case("row"), "row");
 }
+
+#[test]
+fn allow_names_only_the_known_escape_hatches() {
+    let ok = function("```test a\n1\n```\n```allow\npartial\n\n  ffi-raw\n```\n");
+    assert_eq!(diags("f.tr", &ok), []);
+    let odd = function("```test a\n1\n```\n```allow\npartial\nyolo\n```\n");
+    assert_eq!(diags("f.tr", &odd), [("tr-allow-unknown", 11, 1)]);
+}
