@@ -2,6 +2,7 @@ pub mod check;
 pub mod engine;
 pub mod graph;
 pub mod sidecar;
+pub mod soil_lex;
 pub mod spec_hash;
 pub mod status;
 pub mod summary;
