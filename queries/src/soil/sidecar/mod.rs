@@ -252,7 +252,8 @@ pub struct Spec {
     /// (`["a", "b"]`), like the seed's `demoted` list: the spec names only `blocks`,
     /// `tests`, … as arrays of inline objects, so these are not objects.
     pub escape_hatches: Vec<String>,
-    /// Module and project entries only: the header's `decisions` block, key → decision.
+    /// Module and project entries only: each entry of the header's `decisions` block, label
+    /// → entry digest, as trellis records it (older files may hold the text instead).
     pub decisions: Option<BTreeMap<String, String>>,
 }
 
