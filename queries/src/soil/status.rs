@@ -72,7 +72,10 @@ impl Ladder {
         {
             return ok_or_error(types, Ladder::Typed);
         }
-        if s.lowering.is_none() {
+        // A function's rung comes from its checks whether or not a lowering is recorded,
+        // as trellis derives it; a header or type in the older shape, which carries
+        // `lowering: null`, has not been lowered.
+        if s.lowering.is_none() && s.kind != DefKind::Function {
             return Ladder::Unlowered;
         }
         if s.checks.holes.is_some_and(|h| h > 0) {
@@ -161,5 +164,97 @@ impl Flag {
 impl fmt::Display for Flag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::soil::sidecar::{
+        DefKind, Lowering, LoweringProvenance, Origin, SpecHashes, TestRow, Tier, Versions,
+        default_for,
+    };
+
+    fn created(kind: DefKind) -> Sidecar {
+        let h = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        let hashes = SpecHashes {
+            formal: h('1'),
+            test: (kind == DefKind::Function).then(|| h('2')),
+            prose: h('3'),
+        };
+        default_for("f", kind, hashes, Vec::new(), Versions::default())
+    }
+
+    fn checked(mut s: Sidecar, types: TypeCheck, holes: u32, results: &[TestResult]) -> Sidecar {
+        s.present.checks = true;
+        s.checks.types = Some(types);
+        s.checks.holes = Some(holes);
+        s.checks.refinements = Refinements::Clauses(Default::default());
+        s.tests = results
+            .iter()
+            .enumerate()
+            .map(|(i, &result)| TestRow {
+                name: format!("t#{i}"),
+                tier: Tier::Expect,
+                mode: "sandboxed".into(),
+                origin: Origin::Spec,
+                result,
+            })
+            .collect();
+        s
+    }
+
+    fn lowered(mut s: Sidecar) -> Sidecar {
+        s.lowering = Some(Lowering {
+            soil_hash: format!("sha256:{}", "4".repeat(64)),
+            provenance: LoweringProvenance::Agent,
+            provider: None,
+            model: None,
+            private_helpers: Vec::new(),
+            calls: Vec::new(),
+            decisions: None,
+        });
+        s
+    }
+
+    #[test]
+    fn the_ladder_as_trellis_derives_it() {
+        use TestResult::{Fail, Pass, Xfail};
+        assert_eq!(Ladder::of(None), Ladder::Unlocked);
+        // As created: nothing checked.
+        let f = created(DefKind::Function);
+        assert_eq!(Ladder::of(Some(&f)), Ladder::Unlowered);
+        assert_eq!(Ladder::of(Some(&lowered(f.clone()))), Ladder::Unchecked);
+        for kind in [DefKind::Type, DefKind::Module, DefKind::Project] {
+            assert_eq!(
+                Ladder::of(Some(&created(kind))),
+                Ladder::Unlowered,
+                "{kind:?}"
+            );
+        }
+        // A function's checks decide, lowering or not.
+        let ok = |results: &[TestResult]| checked(f.clone(), TypeCheck::Ok, 0, results);
+        assert_eq!(Ladder::of(Some(&ok(&[]))), Ladder::Typed);
+        assert_eq!(Ladder::of(Some(&ok(&[Pass, Xfail]))), Ladder::Tested);
+        assert_eq!(Ladder::of(Some(&ok(&[Pass, Fail]))), Ladder::Typed);
+        assert_eq!(Ladder::of(Some(&lowered(ok(&[Pass])))), Ladder::Tested);
+        let error = checked(f.clone(), TypeCheck::Error, 0, &[Pass]);
+        assert_eq!(Ladder::of(Some(&error)), Ladder::Error);
+        // Holes come before a type error.
+        let holed = checked(f, TypeCheck::Error, 2, &[]);
+        assert_eq!(Ladder::of(Some(&holed)), Ladder::Partial);
+        // Module headers: exports; types in trellis's shape: types.
+        let mut module = created(DefKind::Module);
+        module.present.checks = true;
+        module.checks.exports = Some(TypeCheck::Ok);
+        assert_eq!(Ladder::of(Some(&module)), Ladder::Ok);
+        module.checks.exports = Some(TypeCheck::Error);
+        assert_eq!(Ladder::of(Some(&module)), Ladder::Error);
+        let mut ty = created(DefKind::Type);
+        ty.present.checks = true;
+        ty.checks.types = Some(TypeCheck::Ok);
+        assert_eq!(Ladder::of(Some(&ty)), Ladder::Typed);
+        ty.checks.types = Some(TypeCheck::Error);
+        assert_eq!(Ladder::of(Some(&ty)), Ladder::Error);
     }
 }
