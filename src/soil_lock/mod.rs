@@ -126,13 +126,12 @@ fn impact_target(root: &Root, g: &graph::DepGraph, target: &str) -> Result<Strin
             return Ok(candidate.to_string());
         }
     }
-    match root.find(target) {
-        Ok(def) => Ok(def.path(&root.db).clone()),
-        Err(e) if e.message.contains("give the path") => Err(e),
-        Err(_) => Err(Failure::new(format!(
+    if matches!(root.resolve(target), engine::Resolution::Missing) {
+        return Err(Failure::new(format!(
             "`{target}` is neither a definition nor a file or CLI an oracle names"
-        ))),
+        )));
     }
+    root.find(target).map(|def| def.path(&root.db).clone())
 }
 
 /// Computes every definition's flags and ladder up front, in parallel (each rayon worker
@@ -222,7 +221,7 @@ fn refresh(root: &mut Root) -> Result<bool, Failure> {
         let Some(hashes) = hashes_of(root, def) else {
             continue; // no readable spec: nothing to anchor to
         };
-        let next: Sidecar = match engine::parsed_sidecar(&root.db, def) {
+        let mut next: Sidecar = match engine::parsed_sidecar(&root.db, def) {
             None => {
                 let Some(Ok(tr)) = engine::tr_summary(&root.db, def) else {
                     continue;
@@ -256,7 +255,6 @@ fn refresh(root: &mut Root) -> Result<bool, Failure> {
                 next
             }
         };
-        let mut next = next;
         // A header's decisions snapshot follows its `decisions` block, as trellis's
         // refresh keeps it: label → entry hash, no key without the block.
         if matches!(next.kind, DefKind::Module | DefKind::Project)

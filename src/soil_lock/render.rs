@@ -67,8 +67,7 @@ fn def_json(root: &Root, def: Definition) -> DefJson {
     };
     let accepted = sidecar.is_some_and(|s| s.accepted);
     let ladder = engine::ladder(db, def).as_str();
-    let mut flags: Vec<String> = engine::flags(db, def).iter().map(|r| r.name()).collect();
-    flags.dedup();
+    let flags = flag_names(root, def);
     DefJson {
         path: def.path(db).clone(),
         kind: kind_of(root, def).map(|k| k.as_str()),
@@ -146,6 +145,17 @@ fn colour(root: &Root, id: &str, kind: NodeKind) -> &'static str {
     }
 }
 
+/// A definition's flags as printed, each once (a flag raised by several callees or
+/// oracles is one flag).
+fn flag_names(root: &Root, def: Definition) -> Vec<String> {
+    let mut names: Vec<String> = engine::flags(&root.db, def)
+        .iter()
+        .map(|r| r.name())
+        .collect();
+    names.dedup();
+    names
+}
+
 fn status_of(root: &Root, id: &str) -> String {
     engine::def_index(&root.db)
         .get(id)
@@ -155,11 +165,7 @@ fn status_of(root: &Root, id: &str) -> String {
                 s.push_str(", accepted");
             }
             // Stale flags show in every format, not only in `status`.
-            let mut flags: Vec<String> = engine::flags(&root.db, d)
-                .iter()
-                .map(|r| r.name())
-                .collect();
-            flags.dedup();
+            let flags = flag_names(root, d);
             if !flags.is_empty() {
                 s.push_str(&format!(" [{}]", flags.join(", ")));
             }

@@ -197,15 +197,17 @@ impl Root {
             .to(hashes);
     }
 
-    /// The definition `name` names: a root-relative path (`csvstats/median`, with or
-    /// without `.tr`/`.lock`), or a bare name (`median`) that exactly one definition has.
-    pub fn find(&self, name: &str) -> Result<Definition, Failure> {
+    /// What `name` names: a root-relative path (`csvstats/median`, with or without
+    /// `.tr`/`.lock`), or a bare name (`median`), which must be one definition's.
+    pub fn resolve(&self, name: &str) -> Resolution {
         let name = name.trim_end_matches(".tr").trim_end_matches(".lock");
+        engine::def_index(&self.db).resolve("", name)
+    }
+
+    /// The definition `name` names ([`Root::resolve`]), or why there is none.
+    pub fn find(&self, name: &str) -> Result<Definition, Failure> {
         let index = engine::def_index(&self.db);
-        if let Some(def) = index.get(name) {
-            return Ok(def);
-        }
-        match index.resolve("", name) {
+        match self.resolve(name) {
             Resolution::Found(path) => Ok(index.get(&path).expect("resolved from the index")),
             Resolution::Ambiguous(many) => Err(Failure::new(format!(
                 "`{name}` names {} definitions ({}); give the path",

@@ -14,8 +14,9 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Violation {
     pub def: String,
-    /// Stable: `accepted-untested`, `accepted-xfail`, `accepted-stale`, `blocks-drift`, `oracle-not-accepted`,
-    /// `oracle-cycle`, `accepted-partial`, `policy`, `spec`, `sidecar`.
+    /// Stable: `accepted-untested`, `accepted-xfail`, `accepted-stale`, `blocks-drift`,
+    /// `oracle-not-accepted`, `oracle-cycle`, `accepted-partial`, `policy`, `spec`,
+    /// `sidecar`.
     pub code: &'static str,
     pub message: String,
 }
@@ -145,8 +146,9 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
         }
         // A spec change clears acceptance (the seed's rule): the lowering, the tests and
         // the acceptance vouched for a spec that is no longer the one in the file.
+        let raised = flags(db, def);
         if sidecar.accepted
-            && let Some(stale) = flags(db, def)
+            && let Some(stale) = raised
                 .iter()
                 .find(|r| matches!(r.flag, Flag::FormalStale | Flag::TestStale))
         {
@@ -159,7 +161,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                 ),
             );
         }
-        if sidecar.accepted && flags(db, def).iter().any(|r| r.flag == Flag::BlocksDrift) {
+        if sidecar.accepted && raised.iter().any(|r| r.flag == Flag::BlocksDrift) {
             push(
                 path,
                 "blocks-drift",

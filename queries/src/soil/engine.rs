@@ -22,7 +22,7 @@ use super::sidecar::{BlockAuthor, DefKind, Oracle, ProseState, Scalar, Sidecar, 
 use super::spec_hash::{self, SpecHashes};
 use super::status::{Flag, Ladder};
 use super::summary::TrSummary;
-use super::tr::{self, FileKind};
+use super::tr;
 use crate::hash::ContentHash;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -391,19 +391,22 @@ impl Reason {
 /// The decisions of each scope: the project's under `""`, a module's under its folder,
 /// each entry's label and digest as its header's `decisions` block gives them. A scope
 /// whose header has no `decisions` block has no entry.
+///
+/// Only headers are read (a header is one by its file name), so an edit to any other spec
+/// does not re-run this query.
 #[salsa::tracked(returns(ref))]
 pub fn decision_scopes(db: &dyn salsa::Database) -> BTreeMap<String, Vec<(String, String)>> {
     let mut scopes = BTreeMap::new();
     for &def in Project::get(db).definitions(db) {
-        let Some(Ok(tr)) = tr_summary(db, def) else {
-            continue;
+        let path = def.path(db);
+        let scope = match short_name(path) {
+            "_project" => "",
+            "_module" => module_of(path),
+            _ => continue,
         };
-        let scope = match tr.kind {
-            FileKind::Project => "",
-            FileKind::Module => module_of(def.path(db)),
-            FileKind::Function | FileKind::Type => continue,
-        };
-        if let Some(entries) = &tr.decisions {
+        if let Some(Ok(tr)) = tr_summary(db, def)
+            && let Some(entries) = &tr.decisions
+        {
             scopes.insert(scope.to_owned(), entries.clone());
         }
     }

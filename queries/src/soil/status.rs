@@ -12,7 +12,8 @@ use std::fmt;
 pub enum Ladder {
     /// No sidecar.
     Unlocked,
-    /// `lowering: null`.
+    /// Nothing lowered and nothing checked yet (or, in the older header and type shape,
+    /// `lowering: null`).
     Unlowered,
     /// Lowered, but no `checks` recorded yet (trellis writes none until it checks).
     Unchecked,
@@ -171,8 +172,7 @@ impl fmt::Display for Flag {
 mod tests {
     use super::*;
     use crate::soil::sidecar::{
-        DefKind, Lowering, LoweringProvenance, Origin, SpecHashes, TestRow, Tier, Versions,
-        default_for,
+        Lowering, LoweringProvenance, Origin, SpecHashes, TestRow, Tier, Versions, default_for,
     };
 
     fn created(kind: DefKind) -> Sidecar {

@@ -15,7 +15,7 @@
 
 use super::sidecar::{Author, BlockAuthor};
 use super::spec_hash::{self, SpecHashes};
-use super::tr::{DiagSeverity, FileKind, TrFile};
+use super::tr::{DiagSeverity, FileKind, TrFile, allowed_hatches};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -91,9 +91,11 @@ impl TrSummary {
                 .map(|(label, hash)| (label, hash.to_string()))
                 .collect()
         });
-        let escape_hatches = contents("allow")
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
+        let escape_hatches = tr
+            .blocks
+            .iter()
+            .filter(|b| b.lang == "allow")
+            .flat_map(|b| allowed_hatches(&b.content))
             .map(str::to_string)
             .collect();
         let errors = tr

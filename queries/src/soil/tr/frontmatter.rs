@@ -244,10 +244,7 @@ impl Reader<'_> {
                 line.start,
                 "`name` has no value".to_owned(),
             );
-        } else if let Some((i, c)) = value
-            .char_indices()
-            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-        {
+        } else if let Some((i, c)) = value.char_indices().find(|&(_, c)| !is_name_char(c)) {
             sink.error(
                 "tr-invalid-name",
                 value_at + i,
@@ -327,4 +324,9 @@ fn strip_comment(value: &str) -> &str {
     (0..bytes.len())
         .find(|&i| bytes[i] == b'#' && (i == 0 || matches!(bytes[i - 1], b' ' | b'\t')))
         .map_or(value, |i| &value[..i])
+}
+
+/// The characters a `name` may hold: ASCII letters, digits, `_` and `-`.
+pub(super) fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }

@@ -366,6 +366,11 @@ fn check_blocks(kind: FileKind, blocks: &[Block], sink: &mut Sink) {
 /// The escape hatches an `allow` block may name, one per line (trellis's fixed set).
 pub const ESCAPE_HATCHES: [&str; 3] = ["partial", "unsafe", "ffi-raw"];
 
+/// The escape hatches an `allow` block's content names: its non-blank lines, trimmed.
+pub fn allowed_hatches(content: &str) -> impl Iterator<Item = &str> {
+    content.lines().map(str::trim).filter(|l| !l.is_empty())
+}
+
 /// What a definition cannot do without, as trellis requires it: a function and a type
 /// need prose, a function a test of some kind, a module header its one `exports` block.
 /// Reported at the start of the file, where the missing thing would go.
@@ -388,12 +393,7 @@ fn check_obligations(kind: FileKind, blocks: &[Block], has_prose: bool, sink: &m
         );
     }
     for block in blocks.iter().filter(|b| b.lang == "allow") {
-        for hatch in block
-            .content
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-        {
+        for hatch in allowed_hatches(&block.content) {
             if !ESCAPE_HATCHES.contains(&hatch) {
                 sink.error(
                     "tr-allow-unknown",
@@ -425,8 +425,7 @@ fn check_names(
     blocks: &[Block],
     sink: &mut Sink,
 ) {
-    let valid = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    if fm.name.is_empty() || !fm.name.chars().all(valid) {
+    if fm.name.is_empty() || !fm.name.chars().all(frontmatter::is_name_char) {
         return; // `tr-missing-name` or `tr-invalid-name` already says what is wrong
     }
     let at = fm.name_line_range.start;
@@ -434,22 +433,17 @@ fn check_names(
     let base = parts.next().unwrap_or(file_name);
     let stem = base.strip_suffix(".tr").unwrap_or(base);
     let folder = parts.next().unwrap_or("");
-    let (expected, what) = match kind {
-        FileKind::Function => (stem.to_owned(), "the file name"),
+    let (written, expected, what) = match kind {
+        FileKind::Function => (fm.name.clone(), stem, "the file name"),
         FileKind::Type => (
-            stem.to_owned(),
+            snake_case(&fm.name),
+            stem,
             "the file name (a type's name in snake_case)",
         ),
-        FileKind::Module | FileKind::Project if !folder.is_empty() => {
-            (folder.to_owned(), "the folder")
-        }
-        FileKind::Module | FileKind::Project => (fm.name.clone(), ""),
+        FileKind::Module | FileKind::Project => (fm.name.clone(), folder, "the folder"),
     };
-    let written = match kind {
-        FileKind::Type => snake_case(&fm.name),
-        _ => fm.name.clone(),
-    };
-    if written != expected {
+    // A root's `_project.tr` has no folder in its relative path to compare with.
+    if !expected.is_empty() && written != expected {
         sink.error(
             "tr-name-mismatch",
             at,
