@@ -83,12 +83,17 @@ fn the_example_root_reads_whole_and_refresh_writes_nothing() {
     );
     // The only flags are those of the files the shared copy leaves out: every lowered
     // function's `.soil`, and median's reference oracle file.
+    let mut soil_missing = 0;
     for def in report["defs"].as_array().unwrap() {
         for flag in def["flags"].as_array().unwrap() {
             let oracle = flag == "stale-oracle" && def["path"] == "csvstats/median";
             assert!(flag == "soil-missing" || oracle, "{def}");
+            soil_missing += usize::from(flag == "soil-missing");
         }
     }
+    // 14 lowered functions in `csvstats/` and `read_file`; and they are noticed.
+    assert_eq!(soil_missing, 15, "{text}");
+    assert!(text.contains("stale-oracle"), "{text}");
     // The ladder as trellis derives it for each kind.
     let status = |path: &str| {
         let def = report["defs"]

@@ -217,7 +217,8 @@ pub struct Present {
 }
 
 impl Present {
-    /// Every key but `cycle_hash`: the shape our own new sidecars have.
+    /// Every key but `cycle_hash`: the shape of a lowered, checked function's sidecar, and
+    /// of every entry in the seed's and v1's layout.
     pub const ALL: Present = Present {
         lowering: true,
         checks: true,
