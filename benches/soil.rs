@@ -106,7 +106,7 @@ fn database(defs: &[SoilDef]) -> (Database, Vec<Definition>) {
                 d.path.clone(),
                 Some(d.tr.clone().into_bytes()),
                 Some(d.lock.clone().into_bytes()),
-                true,
+                None,
             )
         })
         .collect();

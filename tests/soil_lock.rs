@@ -704,38 +704,112 @@ fn why_follows_a_stale_oracle_to_the_formal_edit() {
 // 5. A callee's soil_hash changes.
 
 const SUM_SOIL_HASH: &str =
-    "sha256:a796206f679a7f7a774beb93b46fa154c351fc3acf465cd5fe99cc85593ebcc1";
+    "sha256:8a1d7c5a21f0f2c15acd3cb37e7d39e99c8994a6daaea0825ac3351cb05f9e52";
 
-fn relower_sum(tree: &Tree) {
+/// Re-lowers `sum` as an agent would: a new body, and its new `soil_hash` (which
+/// `status --json` computes) recorded in the sidecar. Returns that hash.
+fn relower_sum(tree: &Tree) -> String {
+    edit(
+        tree,
+        "csvstats/sum.soil",
+        "fun total x -> total + x",
+        "fun total x -> x + total",
+    );
+    let new = hash(&status_json(tree), SUM, "soil");
+    assert_ne!(new, SUM_SOIL_HASH);
     edit(
         tree,
         "csvstats/sum.lock",
         &format!("\"soil_hash\": \"{SUM_SOIL_HASH}\""),
-        &format!("\"soil_hash\": \"{OTHER_HASH}\""),
+        &format!("\"soil_hash\": \"{new}\""),
+    );
+    new
+}
+
+#[test]
+fn new_callee_soil_hash_flags_its_callers_and_refresh_reanchors_them() {
+    let tree = Tree::copy_of("soil");
+    relower_sum(&tree);
+    let status = status_json(&tree);
+    // As in trellis, content addresses carry the change up: summarize calls mean, whose
+    // computed hash moved with sum's.
+    assert_flags(
+        &status,
+        &[
+            (MEAN, &["stale-callees"]),
+            (VARIANCE, &["stale-callees"]),
+            (SUMMARIZE, &["stale-callees"]),
+        ],
+    );
+    // refresh re-anchors the callers without calling them hand-edits.
+    age_sidecars(&tree);
+    let before = sidecars(&tree);
+    run_ok(&tree, &["refresh"], 0);
+    assert_eq!(
+        touched(&before, &sidecars(&tree)),
+        [
+            "csvstats/mean.lock",
+            "csvstats/summarize.lock",
+            "csvstats/variance.lock"
+        ]
+    );
+    assert_flags(&status_json(&tree), &[]);
+    assert!(
+        tree.read("csvstats/mean.lock")
+            .contains("\"provenance\": \"agent\"")
     );
 }
 
 #[test]
-fn new_callee_soil_hash_flags_its_direct_callers_only() {
+fn a_hand_edited_soil_is_soil_drift_and_refresh_records_it() {
     let tree = Tree::copy_of("soil");
-    relower_sum(&tree);
+    // Renaming a local moves no hash.
+    edit(
+        &tree,
+        "csvstats/sum.soil",
+        "fun total x -> total + x",
+        "fun acc x -> acc + x",
+    );
+    assert_flags(&status_json(&tree), &[]);
+    edit(&tree, "csvstats/sum.soil", "0.0", "1.0");
     let status = status_json(&tree);
-    // summarize calls mean, which calls sum: no transitive closure.
     assert_flags(
         &status,
-        &[(MEAN, &["stale-callees"]), (VARIANCE, &["stale-callees"])],
+        &[
+            (SUM, &["soil-drift"]),
+            (MEAN, &["stale-callees"]),
+            (VARIANCE, &["stale-callees"]),
+            (SUMMARIZE, &["stale-callees"]),
+        ],
     );
-    // The edit is canonical: refresh has nothing to rewrite.
-    age_sidecars(&tree);
-    let before = sidecars(&tree);
+    let r = run_ok(&tree, &["why", SUMMARIZE, "--json"], 0);
+    assert_eq!(
+        why_chains(&r),
+        [vec![
+            step(SUMMARIZE, "stale-callees", Some(MEAN)),
+            step(MEAN, "stale-callees", Some(SUM)),
+            step(SUM, "soil-drift", None),
+        ]]
+    );
     run_ok(&tree, &["refresh"], 0);
-    assert!(touched(&before, &sidecars(&tree)).is_empty());
+    assert_flags(&status_json(&tree), &[]);
+    let sum = tree.read("csvstats/sum.lock");
+    assert!(sum.contains("\"provenance\": \"hand-edited\""), "{sum}");
+    assert!(
+        tree.read("csvstats/mean.lock")
+            .contains("\"provenance\": \"agent\"")
+    );
+    // A .soil that does not parse is soil-drift, and check names the place.
+    edit(&tree, "csvstats/sum.soil", "sum xs =", "sum xs = =");
+    assert_flags(&status_json(&tree), &[(SUM, &["soil-drift"])]);
+    let r = run_ok(&tree, &["check"], 1);
+    assert!(r.stdout.contains("csvstats/sum.soil:2:10"), "{}", r.stdout);
 }
 
 #[test]
 fn why_names_the_relowered_callee() {
     let tree = Tree::copy_of("soil");
-    relower_sum(&tree);
+    let new = relower_sum(&tree);
     let r = run_ok(&tree, &["why", MEAN, "--json"], 0);
     assert_eq!(
         why_chains(&r),
@@ -743,7 +817,7 @@ fn why_names_the_relowered_callee() {
     );
     let s = &r.json()["chains"][0][0];
     assert_eq!(s["recorded"], SUM_SOIL_HASH);
-    assert_eq!(s["current"], OTHER_HASH);
+    assert_eq!(s["current"], new);
     let human = run_ok(&tree, &["why", MEAN], 0);
     assert!(human.stdout.contains("csvstats/sum"), "{}", human.stdout);
 }

@@ -48,6 +48,8 @@ fn a_prose_edit_changes_one_definition_and_reruns_no_caller() {
 
 #[test]
 fn a_relowered_callee_reaches_exactly_its_direct_callers() {
+    // Only the sidecar moves here (no `.soil` edit), so no computed hash moves: the
+    // recorded edges reach the direct callers and nothing else.
     let tree = Tree::copy_of("soil");
     let (mut s, log) = session(&tree);
     let lock = "csvstats/sum.lock";
@@ -63,10 +65,19 @@ fn a_relowered_callee_reaches_exactly_its_direct_callers() {
     let new = format!("sha256:{}", "ab".repeat(32));
     tree.write(lock, &text.replace(&old, &new));
     let changes = s.refresh(&[tree.path(lock)]).unwrap();
-    let changed: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let changed: Vec<(&str, &[Flag])> = changes
+        .iter()
+        .map(|c| (c.path.as_str(), c.after.flags.as_slice()))
+        .collect();
+    // The recorded hash is no longer the one `sum.soil` gives: the sidecar was edited by
+    // hand, which is soil-drift; its callers were checked against the old one.
     assert_eq!(
         changed,
-        ["csvstats/mean", "csvstats/variance"],
+        [
+            ("csvstats/mean", &[Flag::StaleCallees][..]),
+            ("csvstats/sum", &[Flag::SoilDrift][..]),
+            ("csvstats/variance", &[Flag::StaleCallees][..]),
+        ],
         "{changes:?}"
     );
     let ran = log.take(&s.root.db);
@@ -90,4 +101,39 @@ fn a_reference_file_edit_flags_its_oracle_user() {
     assert_eq!(changes.len(), 1, "{changes:?}");
     assert_eq!(changes[0].path, "csvstats/median");
     assert_eq!(changes[0].after.flags, vec![Flag::StaleOracle]);
+}
+
+#[test]
+fn a_soil_edit_is_seen_and_a_private_helper_edit_reaches_its_owner() {
+    let tree = Tree::copy_of("soil");
+    let (mut s, _log) = session(&tree);
+    let soil = "csvstats/sum.soil";
+    tree.write(soil, &tree.read(soil).replace("0.0", "1.0"));
+    let changes = s.refresh(&[tree.path(soil)]).unwrap();
+    let changed: Vec<(&str, &[Flag])> = changes
+        .iter()
+        .map(|c| (c.path.as_str(), c.after.flags.as_slice()))
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            ("csvstats/mean", &[Flag::StaleCallees][..]),
+            ("csvstats/sum", &[Flag::SoilDrift][..]),
+            ("csvstats/summarize", &[Flag::StaleCallees][..]),
+            ("csvstats/variance", &[Flag::StaleCallees][..]),
+        ],
+        "{changes:?}"
+    );
+    let private = "csvstats/_private.soil";
+    tree.write(private, &tree.read(private).replace("/ 2.0", "/ 3.0"));
+    let changes = s.refresh(&[tree.path(private)]).unwrap();
+    let changed: Vec<(&str, &[Flag])> = changes
+        .iter()
+        .map(|c| (c.path.as_str(), c.after.flags.as_slice()))
+        .collect();
+    assert_eq!(
+        changed,
+        [("csvstats/median", &[Flag::StaleCallees][..])],
+        "{changes:?}"
+    );
 }

@@ -94,7 +94,7 @@ impl World {
                 path.to_string(),
                 Some(tr.clone().into_bytes()),
                 Some(lock.clone().into_bytes()),
-                true,
+                None,
             );
             defs.insert(*path, d);
             list.push(d);
@@ -103,12 +103,19 @@ impl World {
         World { db, log, defs }
     }
 
-    /// Every definition's flags and ladder, as `status` computes them.
+    /// Every definition's flags and ladder, as `status` computes them. This world is
+    /// sidecars and specs only: every lowering's `.soil` is absent, so `soil-missing`,
+    /// which every lowered definition has, is left out (`soil_hash.rs` has the `.soil`
+    /// side).
     fn status_all(&self) -> BTreeMap<&'static str, (Ladder, Vec<Flag>)> {
         self.defs
             .iter()
             .map(|(p, &d)| {
-                let flags = engine::flags(&self.db, d).iter().map(|r| r.flag).collect();
+                let flags = engine::flags(&self.db, d)
+                    .iter()
+                    .map(|r| r.flag)
+                    .filter(|f| *f != Flag::SoilMissing)
+                    .collect();
                 (*p, (engine::ladder(&self.db, d), flags))
             })
             .collect()

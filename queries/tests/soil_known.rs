@@ -102,7 +102,7 @@ fn database(known: bool) -> (Database, Vec<Definition>) {
     let bytes = Database::default();
     let defs: Vec<Definition> = files()
         .into_iter()
-        .map(|(path, tr, lock)| Definition::new(&bytes, path.to_string(), tr, lock, true))
+        .map(|(path, tr, lock)| Definition::new(&bytes, path.to_string(), tr, lock, None))
         .collect();
     Project::new(&bytes, defs.clone(), BTreeMap::new());
     if !known {
@@ -112,7 +112,7 @@ fn database(known: bool) -> (Database, Vec<Definition>) {
     let kept_defs: Vec<Definition> = defs
         .iter()
         .map(|&d| {
-            Definition::builder(d.path(&bytes).clone(), None, None, true)
+            Definition::builder(d.path(&bytes).clone(), None, None, None)
                 .tr_known(engine::tr_summary(&bytes, d).cloned().map(Box::new))
                 .sidecar_known(engine::parsed_sidecar(&bytes, d).cloned().map(Box::new))
                 .new(&kept)

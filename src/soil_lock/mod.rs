@@ -14,6 +14,7 @@ use lockgraph_queries::soil::check::{self, Policy, Requirement, Scope};
 use lockgraph_queries::soil::engine::{self, Definition};
 use lockgraph_queries::soil::graph::{self, Change};
 use lockgraph_queries::soil::sidecar::{self, DefKind, ProseState, Sidecar, SpecHashes};
+use lockgraph_queries::soil::soil_hash;
 use lockgraph_queries::soil::tr::FileKind;
 use root::Root;
 use std::process::ExitCode;
@@ -209,8 +210,9 @@ fn hashes_of(root: &Root, def: Definition) -> Option<SpecHashes> {
     })
 }
 
-/// Creates missing sidecars with defaults and re-anchors prose edits as
-/// `review-suggested`. It never touches `formal` or `test` (those stay stale until a
+/// Creates missing sidecars with defaults, re-anchors prose edits as `review-suggested`
+/// and `.soil` edits as trellis does (`soil_hash`, `calls` and `private_helpers` from the
+/// files, `hand-edited` when the definition's own text changed). It never touches `formal` or `test` (those stay stale until a
 /// lowering or a test run vouches for the new spec), never rewrites an unchanged file, and
 /// never overwrites a sidecar it cannot read.
 fn refresh(root: &mut Root) -> Result<bool, Failure> {
@@ -251,6 +253,11 @@ fn refresh(root: &mut Root) -> Result<bool, Failure> {
                 if next.spec.hashes.prose != hashes.prose {
                     next.spec.hashes.prose = hashes.prose;
                     next.spec.prose_state = ProseState::ReviewSuggested;
+                }
+                // A `.soil` that moved: its own edit recorded as `hand-edited`, a callee's
+                // re-anchored as it is.
+                if let Some(lowering) = soil_hash::re_anchored(&root.db, def) {
+                    next.lowering = Some(lowering);
                 }
                 next
             }

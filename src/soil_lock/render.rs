@@ -5,6 +5,7 @@ use super::kind_of;
 use super::root::Root;
 use lockgraph_queries::soil::engine::{self, Definition, EdgeKind};
 use lockgraph_queries::soil::graph::{self, DepGraph, NodeKind, Reached};
+use lockgraph_queries::soil::soil_hash;
 use lockgraph_queries::soil::status::Ladder;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -53,6 +54,10 @@ struct HashesJson {
     formal: String,
     test: Option<String>,
     prose: String,
+    /// The `soil_hash` the `.soil` files give now (what a re-lowering records); `null`
+    /// when it cannot be computed (not a function, no `.soil`, or one that does not
+    /// parse).
+    soil: Option<String>,
 }
 
 fn def_json(root: &Root, def: Definition) -> DefJson {
@@ -85,6 +90,7 @@ fn def_json(root: &Root, def: Definition) -> DefJson {
             formal: h.formal.to_string(),
             test: h.test.map(|t| t.to_string()),
             prose: h.prose.to_string(),
+            soil: soil_hash::computed_soil_hash(db, def),
         }),
         error,
     }

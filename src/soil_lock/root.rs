@@ -10,6 +10,7 @@ use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
 use lockgraph_queries::soil::engine::{self, Definition, Project, Resolution, external_key};
 use lockgraph_queries::soil::sidecar::Versions;
+use lockgraph_queries::soil::soil_hash::PrivateFile;
 use lockgraph_queries::soil::spec_hash::oracle_digest;
 use rayon::prelude::*;
 use salsa::Setter;
@@ -125,7 +126,20 @@ impl Root {
             || use_cache.then(|| SoilCache::open(&dir)),
             || list(&dir, use_cache),
         );
-        let (defs, seen) = take_in_definitions(&dir, &db, listed?, cache.as_mut())?;
+        let walked = listed?;
+        let (defs, seen) = take_in_definitions(&dir, &db, walked.definitions, cache.as_mut())?;
+        let private_files = walked
+            .private_modules
+            .into_par_iter()
+            .map(|module| {
+                let bytes = read_private(&dir, &module)?;
+                Ok(bytes.map(|b| (module, b)))
+            })
+            .collect::<Result<Vec<_>, Failure>>()?
+            .into_iter()
+            .flatten()
+            .map(|(module, bytes)| PrivateFile::new(&db, module, bytes))
+            .collect();
         // Oracles are found in the sidecars: read them on every core now rather than one by
         // one when the externals are collected.
         defs.par_iter().for_each_with(db.clone(), |db, &d| {
@@ -134,6 +148,7 @@ impl Root {
         let project = Project::new(&db, defs.clone(), BTreeMap::new());
         let vocabulary = toml.tags.keys().cloned().collect();
         project.set_tag_vocabulary(&mut db).to(Some(vocabulary));
+        project.set_private_files(&mut db).to(private_files);
         let mut root = Root {
             dir,
             toml,
@@ -221,6 +236,29 @@ impl Root {
         }
     }
 
+    /// Takes in the current `_private.soil` of `module` (after a watch event).
+    pub fn reload_private(&mut self, module: &str) -> Result<(), Failure> {
+        let bytes = read_private(&self.dir, module)?;
+        let project = Project::get(&self.db);
+        let mut files = project.private_files(&self.db).clone();
+        let at = files.iter().position(|f| f.module(&self.db) == module);
+        match (at, bytes) {
+            (Some(i), Some(bytes)) => {
+                if *files[i].bytes(&self.db) != bytes {
+                    files[i].set_bytes(&mut self.db).to(bytes);
+                }
+                return Ok(());
+            }
+            (Some(i), None) => {
+                files.remove(i);
+            }
+            (None, Some(bytes)) => files.push(PrivateFile::new(&self.db, module.to_owned(), bytes)),
+            (None, None) => return Ok(()),
+        }
+        project.set_private_files(&mut self.db).to(files);
+        Ok(())
+    }
+
     pub fn file(&self, def: Definition, ext: &str) -> PathBuf {
         self.dir.join(format!("{}.{ext}", def.path(&self.db)))
     }
@@ -273,11 +311,11 @@ fn executable(root: &Path, command: &str) -> Option<PathBuf> {
 /// (a sidecar whose spec is gone is still a definition, so its staleness shows).
 pub fn load_definitions(dir: &Path, db: &Database) -> Result<Vec<Definition>, Failure> {
     let listed = list(dir, false)?;
-    take_in_definitions(dir, db, listed, None).map(|(defs, _)| defs)
+    take_in_definitions(dir, db, listed.definitions, None).map(|(defs, _)| defs)
 }
 
 /// The walk; `stat`: with the stats the cache needs.
-fn list(dir: &Path, stat: bool) -> Result<Vec<walk::Listed>, Failure> {
+fn list(dir: &Path, stat: bool) -> Result<walk::Walked, Failure> {
     walk::definitions(dir, MANIFEST, stat).map_err(|e| Failure::new(format!("walking {e}")))
 }
 
@@ -304,7 +342,7 @@ fn take_in_definitions(
     };
     struct Files {
         stem: String,
-        soil: bool,
+        soil: Option<Vec<u8>>,
         tr: Taken<Box<cache::TrKnown>>,
         lock: Taken<Box<cache::LockKnown>>,
         seen: [Seen; 2],
@@ -319,9 +357,14 @@ fn take_in_definitions(
             let file = |ext| dir.join(format!("{}.{ext}", listed.stem));
             let (tr, tr_seen) = take(file("tr"), listed.tr, tr_kept, written, use_cache)?;
             let (lock, lock_seen) = take(file("lock"), listed.lock, lock_kept, written, use_cache)?;
+            let soil = if listed.soil {
+                read_if_present(&file("soil"))?
+            } else {
+                None
+            };
             Ok(Files {
                 stem: listed.stem,
-                soil: listed.soil,
+                soil,
                 tr,
                 lock,
                 seen: [tr_seen, lock_seen],
@@ -342,6 +385,25 @@ fn take_in_definitions(
         })
         .collect();
     Ok((defs, seen))
+}
+
+/// The bytes of `path`, `None` if it is gone.
+fn read_if_present(path: &Path) -> Result<Option<Vec<u8>>, Failure> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Failure::new(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// A module's `_private.soil`, `None` if it has none.
+fn read_private(dir: &Path, module: &str) -> Result<Option<Vec<u8>>, Failure> {
+    let file = if module.is_empty() {
+        dir.join("_private.soil")
+    } else {
+        dir.join(module).join("_private.soil")
+    };
+    read_if_present(&file)
 }
 
 /// One file of a definition: through the cache, or simply read. A file the walk did not

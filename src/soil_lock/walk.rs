@@ -18,6 +18,9 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// The stem of a module's private helpers file, `_private.soil`.
+pub const PRIVATE: &str = "_private";
+
 /// One file of a definition found by the walk: its stat, if asked for and readable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum File {
@@ -38,12 +41,36 @@ pub struct Listed {
     pub document: bool,
 }
 
-/// Every definition under `root`, sorted by stem. `root/manifest` (the derived manifest) is
-/// not a sidecar.
-pub fn definitions(root: &Path, manifest: &str, stat: bool) -> io::Result<Vec<Listed>> {
-    let mut out = walk(root, String::new(), manifest, stat)?;
-    out.par_sort_unstable_by(|a, b| a.stem.cmp(&b.stem));
-    Ok(out)
+/// What the walk found.
+#[derive(Debug)]
+pub struct Walked {
+    /// Every definition, sorted by stem.
+    pub definitions: Vec<Listed>,
+    /// The modules with a `_private.soil` (root-relative folders, `""` for the root),
+    /// sorted.
+    pub private_modules: Vec<String>,
+}
+
+/// Every definition under `root`, and the modules with private helpers. `root/manifest`
+/// (the derived manifest) is not a sidecar.
+pub fn definitions(root: &Path, manifest: &str, stat: bool) -> io::Result<Walked> {
+    let found = walk(root, String::new(), manifest, stat)?;
+    let (private, mut definitions): (Vec<Listed>, Vec<Listed>) = found
+        .into_iter()
+        .partition(|l| l.tr == File::Absent && l.lock == File::Absent);
+    definitions.par_sort_unstable_by(|a, b| a.stem.cmp(&b.stem));
+    let mut private_modules: Vec<String> = private
+        .into_iter()
+        .map(|l| match l.stem.rsplit_once('/') {
+            Some((module, _)) => module.to_owned(),
+            None => String::new(),
+        })
+        .collect();
+    private_modules.sort();
+    Ok(Walked {
+        definitions,
+        private_modules,
+    })
 }
 
 fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<Listed>> {
@@ -108,8 +135,12 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
     let mut out: Vec<Listed> = here
         .into_values()
         // A sidecar without its spec is a definition whose spec was deleted, unless it is
-        // a document's lock.
-        .filter(|l| l.tr != File::Absent || (l.lock != File::Absent && !l.document))
+        // a document's lock. A module's `_private.soil` is listed too, without either.
+        .filter(|l| {
+            l.tr != File::Absent
+                || (l.lock != File::Absent && !l.document)
+                || (l.soil && l.stem.rsplit('/').next() == Some(PRIVATE))
+        })
         .collect();
     out.extend(nested.into_iter().flatten());
     Ok(out)
@@ -146,7 +177,10 @@ mod tests {
         }
         #[cfg(unix)]
         std::os::unix::fs::symlink(d.join("m/a.tr"), d.join("m/link.tr")).unwrap();
-        let listed = definitions(d, "soil.lock", true).unwrap();
+        fs::write(d.join("m/_private.soil"), "").unwrap();
+        let walked = definitions(d, "soil.lock", true).unwrap();
+        assert_eq!(walked.private_modules, ["m"]);
+        let listed = walked.definitions;
         let got: Vec<(&str, bool, bool, bool)> = listed
             .iter()
             .map(|l| {
@@ -171,7 +205,7 @@ mod tests {
         let a = &listed[1];
         let meta = fs::metadata(d.join("m/a.tr")).unwrap();
         assert_eq!(a.tr, File::Present(Some(Stat::of(&meta))));
-        let unstatted = definitions(d, "soil.lock", false).unwrap();
+        let unstatted = definitions(d, "soil.lock", false).unwrap().definitions;
         assert_eq!(unstatted[1].tr, File::Present(None));
     }
 }

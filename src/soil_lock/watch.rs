@@ -77,6 +77,11 @@ impl Session {
                     continue;
                 }
             };
+            if ext == "soil" && stem.rsplit('/').next() == Some(super::walk::PRIVATE) {
+                let module = stem.rsplit_once('/').map_or("", |(m, _)| m);
+                self.root.reload_private(module)?;
+                continue;
+            }
             let bytes = fs::read(abs).ok();
             let Some(def) = engine::def_index(&self.root.db).get(&stem) else {
                 new_defs |= bytes.is_some() && ext != "soil";
@@ -90,8 +95,8 @@ impl Session {
                 "lock" if def.sidecar(db) != &bytes => {
                     def.set_sidecar(db).to(bytes);
                 }
-                "soil" if def.soil_exists(db) != bytes.is_some() => {
-                    def.set_soil_exists(db).to(bytes.is_some());
+                "soil" if def.soil(db) != &bytes => {
+                    def.set_soil(db).to(bytes);
                 }
                 _ => {}
             }

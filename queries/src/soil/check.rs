@@ -6,6 +6,7 @@ use super::engine::{
     sidecar_of, tr_summary,
 };
 use super::sidecar::{DefKind, Oracle, TestResult};
+use super::soil_hash::{is_function, own_forms, private_forms};
 use super::status::{Flag, Ladder};
 use petgraph::graph::DiGraph;
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,7 +17,7 @@ pub struct Violation {
     pub def: String,
     /// Stable: `accepted-untested`, `accepted-xfail`, `accepted-stale`, `blocks-drift`,
     /// `oracle-not-accepted`, `oracle-cycle`, `accepted-partial`, `policy`, `spec`,
-    /// `sidecar`.
+    /// `sidecar`, `soil` (a `.soil` file that cannot be read).
     pub code: &'static str,
     pub message: String,
 }
@@ -94,6 +95,11 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                     }
                 }
             }
+        }
+        if let Some(Err(e)) = own_forms(db, def)
+            && is_function(db, def)
+        {
+            push(path, "soil", e.to_string());
         }
         if let Some(Err(e)) = parsed_sidecar(db, def) {
             push(path, "sidecar", e.to_string());
@@ -209,6 +215,15 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
         }
     }
     out.extend(oracle_cycles(db));
+    for &file in Project::get(db).private_files(db) {
+        if let Err(e) = private_forms(db, file) {
+            out.push(Violation {
+                def: e.file.clone(),
+                code: "soil",
+                message: e.to_string(),
+            });
+        }
+    }
     out.sort();
     out.dedup();
     out

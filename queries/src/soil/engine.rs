@@ -19,6 +19,7 @@
 //! definitions, so cycles in the call graph cannot make salsa loop.
 
 use super::sidecar::{BlockAuthor, DefKind, Oracle, ProseState, Scalar, Sidecar, SidecarError};
+use super::soil_hash::Verdict;
 use super::spec_hash::{self, SpecHashes};
 use super::status::{Flag, Ladder};
 use super::summary::TrSummary;
@@ -42,9 +43,9 @@ pub struct Definition {
     pub tr: Option<Vec<u8>>,
     #[returns(ref)]
     pub sidecar: Option<Vec<u8>>,
-    /// Whether `f.soil` exists beside the spec.
-    #[returns(copy)]
-    pub soil_exists: bool,
+    /// `f.soil` beside the spec, if there is one.
+    #[returns(ref)]
+    pub soil: Option<Vec<u8>>,
     /// The `.tr`'s summary, kept from an earlier run, in place of `tr`. Boxed, like the
     /// other kept value: both are moved several times on their way in, for every
     /// definition of a root.
@@ -70,6 +71,10 @@ pub struct Project {
     #[default]
     #[returns(ref)]
     pub tag_vocabulary: Option<BTreeSet<String>>,
+    /// Each module's `_private.soil`.
+    #[default]
+    #[returns(ref)]
+    pub private_files: Vec<crate::soil::soil_hash::PrivateFile>,
 }
 
 /// The key under which an oracle's current hash is found in [`Project::externals`].
@@ -561,19 +566,20 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
             "the prose changed under an unchanged lowering; an agent should confirm it".into(),
         ));
     }
-    if sidecar.lowering.is_some() && !def.soil_exists(db) {
+    if sidecar.lowering.is_some() && def.soil(db).is_none() {
         out.push(reason(
             Flag::SoilMissing,
             "a lowering is recorded but the .soil file is missing".into(),
         ));
     }
-    if sidecar.lowering.is_none() && sidecar.kind == DefKind::Function && def.soil_exists(db) {
+    if sidecar.lowering.is_none() && sidecar.kind == DefKind::Function && def.soil(db).is_some() {
         out.push(reason(
             Flag::SoilUntracked,
             "a .soil file is beside the spec but no lowering is recorded".into(),
         ));
     }
     decision_flags(db, def, sidecar, &mut out);
+    let verdict = super::soil_hash::soil_verdict(db, def);
     let index = def_index(db);
     let externals = Project::get(db).externals(db);
     for edge in edges(db, def) {
@@ -650,6 +656,16 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
                 }
             }
             (EdgeKind::External, _) => {}
+        }
+    }
+    match verdict {
+        Verdict::Agrees => {}
+        Verdict::Drift(reason) => out.push(reason.clone()),
+        // The recorded edges may already have said so, callee by callee.
+        Verdict::CalleesMoved(reason) => {
+            if !out.iter().any(|r| r.flag == Flag::StaleCallees) {
+                out.push(reason.clone());
+            }
         }
     }
     out.sort_by(|a, b| (a.flag, &a.other).cmp(&(b.flag, &b.other)));

@@ -250,7 +250,11 @@ pub fn why(db: &dyn salsa::Database, def: Definition) -> Vec<Vec<Step>> {
                 .find(|r| {
                     matches!(
                         r.flag,
-                        Flag::FormalStale | Flag::NoLock | Flag::StaleCallees | Flag::StaleOracle
+                        Flag::FormalStale
+                            | Flag::NoLock
+                            | Flag::SoilDrift
+                            | Flag::StaleCallees
+                            | Flag::StaleOracle
                     )
                 })
                 .cloned()

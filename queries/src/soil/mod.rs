@@ -1,8 +1,9 @@
 pub mod check;
 pub mod engine;
 pub mod graph;
+pub mod lang;
 pub mod sidecar;
-pub mod soil_lex;
+pub mod soil_hash;
 pub mod spec_hash;
 pub mod status;
 pub mod summary;

@@ -140,6 +140,8 @@ pub enum Flag {
     /// A decision the lowering applied changed or went away; shown with its label,
     /// `decision-stale:<label>`.
     DecisionStale,
+    /// The `.soil` file's own text changed since it was lowered (a hand edit).
+    SoilDrift,
 }
 
 impl Flag {
@@ -158,6 +160,7 @@ impl Flag {
             Flag::SoilUntracked => "soil-untracked",
             Flag::DecisionScopeStale => "decision-scope-stale",
             Flag::DecisionStale => "decision-stale",
+            Flag::SoilDrift => "soil-drift",
         }
     }
 }

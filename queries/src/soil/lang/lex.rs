@@ -24,7 +24,8 @@
 //! Where the spec is silent: an identifier stops at the first character its class does
 //! not allow, so `fooBar` is `foo` then `Bar` and the parser reports the juxtaposition.
 
-use crate::text::{LineCol, LineIndex};
+use super::SyntaxError;
+use crate::text::LineIndex;
 use std::ops::Range;
 
 /// The words that are never identifiers.
@@ -76,25 +77,15 @@ pub struct Lexed {
     pub span: Range<usize>,
 }
 
-/// Why a file cannot be lexed, and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LexError {
-    /// Stable: `soil-stray-character`, `soil-bare-hole`, `soil-bad-escape`,
-    /// `soil-unterminated-string`.
-    pub code: &'static str,
-    pub at: LineCol,
-    pub message: String,
-}
-
 /// The tokens of `src`, or the first thing that is not Soil.
-pub fn lex(src: &str) -> Result<Vec<Lexed>, LexError> {
+pub fn lex(src: &str) -> Result<Vec<Lexed>, SyntaxError> {
     let mut lexer = Lexer {
         src,
         bytes: src.as_bytes(),
         pos: 0,
         out: Vec::new(),
     };
-    lexer.run().map_err(|(code, offset, message)| LexError {
+    lexer.run().map_err(|(code, offset, message)| SyntaxError {
         code,
         at: LineIndex::new(src).line_col(src, offset),
         message,

@@ -1,0 +1,240 @@
+//! A definition's hash form and free references: what its `soil_hash` is computed from
+//! (trellis's `soil-syntax-spec.md` §9.1 and `lock-schema.md`'s recipe).
+//!
+//! The hash form is the canonical text with every local binder — equation parameters,
+//! `let` and `let rec` binders, `fun` parameters, pattern binders — printed as `%N`, so
+//! that renaming a local never moves a hash. The numbering, as trellis has it:
+//!
+//! - binders are numbered in the order they are met, from 0 for each definition;
+//! - a `let` numbers all its binders before walking their values (sound: Soil forbids
+//!   shadowing, so a value cannot mean an outer name its sibling binds);
+//! - a punned record-pattern field `{ index, .. }` becomes `{ index = %N, .. }`: the field
+//!   name stays, the binder is renamed;
+//! - the signature is left as written (its parameter names are spec surface), and so are
+//!   definition names, callees, types, constructors, fields and holes.
+//!
+//! The free references are what the body names but does not bind: other definitions,
+//! `_private` helpers and builtins (told apart later, by what the root defines), plus the
+//! types the signature and annotations name. Refinement predicates contribute none.
+
+use super::ast::*;
+use crate::hash::ContentHash;
+use std::collections::BTreeSet;
+
+/// One definition, ready to hash.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct HashForm {
+    pub name: String,
+    /// The canonical text with local binders numbered.
+    pub text: String,
+    /// Bare names used but not bound: definitions, private helpers or builtins.
+    pub names: BTreeSet<String>,
+    /// `module::def` references.
+    pub qualified: BTreeSet<String>,
+    /// Type names in the signature, annotations and qualified names.
+    pub types: BTreeSet<String>,
+    /// `Type::function` references: derived functions and numeric primitives.
+    pub type_functions: BTreeSet<String>,
+}
+
+/// The hash forms of a file's definitions, in file order.
+pub fn hash_forms(file: &SoilFile) -> Vec<HashForm> {
+    file.defs.iter().map(hash_form).collect()
+}
+
+pub fn hash_form(def: &Def) -> HashForm {
+    let mut walk = Walk {
+        next: 0,
+        scope: Vec::new(),
+        form: HashForm {
+            name: def.name.clone(),
+            text: String::new(),
+            names: BTreeSet::new(),
+            qualified: BTreeSet::new(),
+            types: BTreeSet::new(),
+            type_functions: BTreeSet::new(),
+        },
+    };
+    walk.types_of(&def.sig);
+    let mut renamed = def.clone();
+    for p in &mut renamed.params {
+        walk.bind(p);
+    }
+    if let Some(measure) = &mut renamed.decreases {
+        walk.expr(measure);
+    }
+    walk.expr(&mut renamed.body);
+    let mut form = walk.form;
+    super::print::print_def(&mut form.text, &renamed);
+    form
+}
+
+/// `soil_hash` from a hash form and its references, each `(name, referent)`: a callee by
+/// its `soil_hash`, a private helper by its own `soil_hash`, a user type by its `formal`
+/// hash, a builtin by [`BUILTIN_REFERENT`]. The references are sorted by name, so their
+/// order does not matter.
+pub fn soil_hash(text: &str, refs: &[(String, String)]) -> ContentHash {
+    let mut sorted: Vec<&(String, String)> = refs.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut edges = String::new();
+    for (name, referent) in sorted {
+        edges.push_str(name);
+        edges.push('\0');
+        edges.push_str(referent);
+        edges.push('\n');
+    }
+    crate::soil::spec_hash::digest(&[b"soil-hash/1", text.as_bytes(), edges.as_bytes()])
+}
+
+/// What a builtin reference hashes as: the toolchain's builtin set, by the major version
+/// of trellis's soil0 (builtins change only with it).
+pub const BUILTIN_REFERENT: &str = "soil0-builtin/1";
+
+struct Walk {
+    next: usize,
+    /// Original name and number of each binder in scope, innermost last.
+    scope: Vec<(String, usize)>,
+    form: HashForm,
+}
+
+impl Walk {
+    fn bind(&mut self, name: &mut String) {
+        let n = self.next;
+        self.next += 1;
+        self.scope.push((std::mem::take(name), n));
+        *name = format!("%{n}");
+    }
+
+    /// Renames a use of a local, or records a free name.
+    fn use_name(&mut self, name: &mut String) {
+        match self
+            .scope
+            .iter()
+            .rev()
+            .find(|(original, _)| original == name)
+        {
+            Some((_, n)) => *name = format!("%{n}"),
+            None => {
+                self.form.names.insert(name.clone());
+            }
+        }
+    }
+
+    fn types_of(&mut self, t: &Type) {
+        match t {
+            Type::Arrow { dom, cod, .. } => {
+                self.types_of(dom);
+                self.types_of(cod);
+            }
+            Type::Con { name, args } => {
+                self.form.types.insert(name.clone());
+                for a in args {
+                    self.types_of(a);
+                }
+            }
+            Type::Var(_) => {}
+            Type::Refined { base, .. } => self.types_of(base),
+        }
+    }
+
+    fn expr(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Let { bindings, body, .. } => {
+                let mark = self.scope.len();
+                for (binder, _) in bindings.iter_mut() {
+                    if let Some(name) = binder {
+                        self.bind(name);
+                    }
+                }
+                for (_, value) in bindings.iter_mut() {
+                    self.expr(value);
+                }
+                self.expr(body);
+                self.scope.truncate(mark);
+            }
+            Expr::Fun { params, body } => {
+                let mark = self.scope.len();
+                for p in params.iter_mut() {
+                    self.bind(p);
+                }
+                self.expr(body);
+                self.scope.truncate(mark);
+            }
+            Expr::Match { scrutinee, arms } => {
+                self.expr(scrutinee);
+                for (pattern, body) in arms.iter_mut() {
+                    let mark = self.scope.len();
+                    self.pattern(pattern);
+                    self.expr(body);
+                    self.scope.truncate(mark);
+                }
+            }
+            Expr::If(a, b, c) => {
+                self.expr(a);
+                self.expr(b);
+                self.expr(c);
+            }
+            Expr::Or(a, b)
+            | Expr::And(a, b)
+            | Expr::Cmp(_, a, b)
+            | Expr::Arith(_, a, b)
+            | Expr::App(a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            Expr::Not(a) | Expr::Neg(a) => self.expr(a),
+            Expr::Path { root, .. } => self.use_name(root),
+            Expr::Record { update, fields } => {
+                if let Some((root, _)) = update {
+                    self.use_name(root);
+                }
+                for (_, value) in fields.iter_mut() {
+                    self.expr(value);
+                }
+            }
+            Expr::Annot(inner, t) => {
+                self.expr(inner);
+                self.types_of(t);
+            }
+            Expr::Qualified { space, name } => {
+                let type_space = space.starts_with(|c: char| c.is_ascii_uppercase());
+                if !type_space {
+                    self.form.qualified.insert(format!("{space}::{name}"));
+                } else {
+                    self.form.types.insert(space.clone());
+                    if !name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                        self.form.type_functions.insert(format!("{space}::{name}"));
+                    }
+                }
+            }
+            Expr::Ctor(_) | Expr::Lit(_) | Expr::Hole(_) => {}
+        }
+    }
+
+    fn pattern(&mut self, p: &mut Pattern) {
+        match p {
+            Pattern::Wild | Pattern::Lit(_) => {}
+            Pattern::Bind(name) => self.bind(name),
+            Pattern::Ctor { type_name, arg, .. } => {
+                if let Some(t) = type_name {
+                    self.form.types.insert(t.clone());
+                }
+                if let Some(arg) = arg {
+                    self.pattern(arg);
+                }
+            }
+            Pattern::Record { fields, .. } => {
+                for (field, sub) in fields.iter_mut() {
+                    match sub {
+                        Some(sub) => self.pattern(sub),
+                        None => {
+                            let mut binder = field.clone();
+                            self.bind(&mut binder);
+                            *sub = Some(Pattern::Bind(binder));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
