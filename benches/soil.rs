@@ -13,9 +13,9 @@ use criterion::{
     BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use lockgraph_queries::db::Database;
-use lockgraph_queries::hash::ContentHash;
 use lockgraph_queries::soil::engine::{self, Definition, EdgeKind, Project};
 use lockgraph_queries::soil::graph::{self, Change};
+use lockgraph_queries::soil::soil_hash::PrivateFile;
 use lockgraph_queries::soil::status::Ladder;
 use lockgraph_queries::soil::{sidecar, spec_hash, tr};
 use salsa::Setter;
@@ -97,7 +97,7 @@ fn bench_files(c: &mut Criterion) {
 /// A database with every definition and the project, as `soil-lock` sets them up once
 /// it has hashed the oracles' reference files.
 fn database(defs: &[SoilDef]) -> (Database, Vec<Definition>) {
-    let db = Database::default();
+    let mut db = Database::default();
     let list: Vec<Definition> = defs
         .iter()
         .map(|d| {
@@ -106,15 +106,20 @@ fn database(defs: &[SoilDef]) -> (Database, Vec<Definition>) {
                 d.path.clone(),
                 Some(d.tr.clone().into_bytes()),
                 Some(d.lock.clone().into_bytes()),
-                None,
+                Some(d.soil.clone().into_bytes()),
             )
         })
         .collect();
     let externals = BTreeMap::from([(
         "ref/oracle.py".to_string(),
-        Some(ContentHash::of(b"def f(x):\n    return x\n").to_string()),
+        Some(spec_hash::oracle_digest(b"def f(x):\n    return x\n").to_string()),
     )]);
-    Project::new(&db, list.clone(), externals);
+    let privates = corpus::soil_privates(defs.len(), SEED)
+        .into_iter()
+        .map(|(module, text)| PrivateFile::new(&db, module, text.into_bytes()))
+        .collect();
+    let project = Project::new(&db, list.clone(), externals);
+    project.set_private_files(&mut db).to(privates);
     (db, list)
 }
 

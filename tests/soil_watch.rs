@@ -106,8 +106,19 @@ fn a_reference_file_edit_flags_its_oracle_user() {
 #[test]
 fn a_soil_edit_is_seen_and_a_private_helper_edit_reaches_its_owner() {
     let tree = Tree::copy_of("soil");
-    let (mut s, _log) = session(&tree);
+    let (mut s, log) = session(&tree);
     let soil = "csvstats/sum.soil";
+    // Renaming a local re-reads the file but moves no hash form: nothing after the parse
+    // re-runs.
+    tree.write(soil, &tree.read(soil).replace("total", "acc"));
+    assert!(s.refresh(&[tree.path(soil)]).unwrap().is_empty());
+    let ran = log.take(&s.root.db);
+    assert!(ran.iter().any(|e| e.query == "own_forms"), "{ran:?}");
+    assert!(
+        !ran.iter()
+            .any(|e| e.query == "flags" || e.query == "computed_soil_hashes"),
+        "{ran:?}"
+    );
     tree.write(soil, &tree.read(soil).replace("0.0", "1.0"));
     let changes = s.refresh(&[tree.path(soil)]).unwrap();
     let changed: Vec<(&str, &[Flag])> = changes

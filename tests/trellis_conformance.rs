@@ -283,4 +283,52 @@ fn trellis_soil_hashes_are_recomputed_exactly() {
         "{}",
         String::from_utf8_lossy(&refresh.stderr)
     );
+
+    // Trellis's own hand-edit case: `min.soil` edited, `refresh` re-anchors it as
+    // `hand-edited`, changing the hash and provenance lines and nothing else; renaming a
+    // local of `sort` is invisible.
+    let sort = tree.read("csvstats/sort.soil");
+    tree.write("csvstats/sort.soil", &sort.replace("sort_all", "sift_all"));
+    let before = tree.read("csvstats/min.lock");
+    let min = tree.read("csvstats/min.soil");
+    tree.write(
+        "csvstats/min.soil",
+        &min.replace("go 1 (nth xs 0)", "go 0 (nth xs 0)"),
+    );
+    let out = tree
+        .soil_lock()
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    let status = common::json(&out.stdout);
+    let flagged: Vec<(String, Vec<String>)> = status["defs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| !d["flags"].as_array().unwrap().is_empty() && d["path"] != "read_file")
+        .map(|d| {
+            let flags = d["flags"].as_array().unwrap().iter();
+            let flags = flags.map(|f| f.as_str().unwrap().to_owned()).collect();
+            (d["path"].as_str().unwrap().to_owned(), flags)
+        })
+        .collect();
+    assert_eq!(
+        flagged,
+        [("csvstats/min".into(), vec!["soil-drift".into()])]
+    );
+    tree.soil_lock().arg("refresh").output().unwrap();
+    let after = tree.read("csvstats/min.lock");
+    let changed: Vec<(&str, &str)> = before
+        .lines()
+        .zip(after.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(changed.len(), 2, "{changed:?}");
+    assert!(
+        changed[0]
+            .1
+            .trim_start()
+            .starts_with("\"soil_hash\": \"sha256:")
+    );
+    assert_eq!(changed[1].1.trim(), "\"provenance\": \"hand-edited\",");
 }

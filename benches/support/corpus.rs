@@ -16,7 +16,7 @@ use lockgraph_queries::soil::sidecar::{
     self, Author, BlockAuthor, ClauseState, DefKind, Lowering, LoweringProvenance, NameHash,
     Oracle, Origin, Refinements, SpecHashes, TestResult, TestRow, Tier, TypeCheck, Versions,
 };
-use lockgraph_queries::soil::{spec_hash, tr};
+use lockgraph_queries::soil::{lang, spec_hash, tr};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -305,17 +305,31 @@ pub fn copy_corpus(files: usize, seed: u64, mut emit: impl FnMut(&str, &str)) ->
 }
 
 /// The soil root of `defs` definitions, handed to `emit` in order: `soil.toml`,
-/// `ref/oracle.py`, then each definition's `.tr`, `.lock` and `.soil`.
+/// `ref/oracle.py`, then each definition's `.tr`, `.lock` and `.soil`, then each module's
+/// `_private.soil`.
+///
+/// The `.soil` bodies are real Soil, calling their callees and helpers, and each lowering
+/// records the `soil_hash` trellis would compute for it — except in the few call cycles
+/// (and above them), where no content hash exists and consistent stand-ins are recorded.
 pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
     let mut rng = Rng(seed);
     emit(
         "soil.toml",
-        "[toolchain]\ntrellis = \"0.1.0\"\nsoil = \"0.1\"\n\n[tags]\napi = \"public API\"\n",
+        "[toolchain]\ntrellis = \"0.1.0\"\nsoil0_cli = 1\n\n[tags]\napi = \"public API\"\ncore = \"the pipeline\"\n",
     );
     emit("ref/oracle.py", "def f(x):\n    return x\n");
-    let ref_hash = ContentHash::of(b"def f(x):\n    return x\n").to_string();
+    let ref_hash = spec_hash::oracle_digest(b"def f(x):\n    return x\n").to_string();
     let path_of = |i: usize| format!("m{:03}/d{i}", i / 50);
-    let soil_hash = |i: usize| ContentHash::of(format!("soil body {i}").as_bytes()).to_string();
+    let stand_in = |i: usize| ContentHash::of(format!("soil body {i}").as_bytes()).to_string();
+    // The hash of one definition's text with these edges (its only free names are the
+    // edges': callees, helpers and `F64`, a builtin type).
+    let hash_of = |text: &str, file: &str, edges: &[(String, String)]| {
+        let forms = lang::hash_forms(text, file).expect("generated Soil parses");
+        lang::hash_form::soil_hash(&forms[0].text, edges).to_string()
+    };
+    let helper_text = |i: usize| format!("_h{i} : (x : F64) -> F64\n_h{i} x = x * 2.0\n");
+    let helper_hash = |i: usize| hash_of(&helper_text(i), "_private.soil", &[]);
+    let mut private: BTreeMap<String, String> = BTreeMap::new();
     let mut formal = Vec::with_capacity(defs);
     let mut calls: Vec<Vec<usize>> = vec![Vec::new(); defs];
     for (i, c) in calls.iter_mut().enumerate() {
@@ -327,15 +341,43 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
         c.sort_unstable();
         c.dedup();
     }
-    // A few mutual-recursion pairs.
-    for k in (10..defs).step_by(997) {
+    // A few mutual-recursion pairs, late in the order: nothing has a content hash above
+    // a cycle, and late definitions have few callers.
+    for k in (10..defs).step_by(997).map(|k| defs + 9 - k) {
         calls[k - 1].push(k);
         if !calls[k].contains(&(k - 1)) {
             calls[k].push(k - 1);
         }
     }
+    // Real hashes where every callee has one; a cycle member (its callee comes later)
+    // and everything above it gets a stand-in.
+    let mut hashes: Vec<Option<String>> = Vec::with_capacity(defs);
     for (i, callees) in calls.iter().enumerate() {
         let name = format!("d{i}");
+        let helper = (i % 7 == 0).then(|| format!("_h{i}"));
+        let mut body = String::from("x");
+        for &c in callees {
+            let _ = write!(body, " + d{c} x");
+        }
+        if let Some(h) = &helper {
+            let _ = write!(body, " + {h} x");
+        }
+        let soil = format!("{name} : (x : F64) -> F64\n{name} x = {body}\n");
+        let mut edges: Option<Vec<(String, String)>> = Some(Vec::new());
+        for &c in callees {
+            match (hashes.get(c).cloned().flatten(), &mut edges) {
+                (Some(h), Some(e)) => e.push((format!("d{c}"), h)),
+                _ => edges = None,
+            }
+        }
+        if let (Some(h), Some(e)) = (&helper, &mut edges) {
+            e.push((h.clone(), helper_hash(i)));
+        }
+        hashes.push(edges.map(|e| hash_of(&soil, &format!("{name}.soil"), &e)));
+        let recorded = |c: usize, hashes: &[Option<String>]| match hashes.get(c) {
+            Some(Some(h)) => h.clone(),
+            _ => stand_in(c),
+        };
         let text = format!(
             "---\nname: {name}\ntags: [{}]\n---\n\n# {name}\n\nComputes step {i} of the pipeline from its inputs.\n\n```soil-sig\n{name} : (x : F64) -> F64\n```\n\n```ensures\nfinite: is_finite result\n```\n\n```test basics\n(1.0) => {i}.0\n```\n",
             if i % 10 == 0 { "api" } else { "core" }
@@ -366,23 +408,22 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
             ]),
         );
         s.lowering = Some(Lowering {
-            soil_hash: soil_hash(i),
+            soil_hash: recorded(i, &hashes),
             provenance: LoweringProvenance::Agent,
             provider: Some("claude-code".into()),
             model: Some("claude-opus-4-7".into()),
-            private_helpers: if i % 7 == 0 {
-                vec![NameHash {
-                    name: format!("_h{i}"),
-                    hash: soil_hash(i + defs),
-                }]
-            } else {
-                Vec::new()
-            },
+            private_helpers: helper
+                .iter()
+                .map(|h| NameHash {
+                    name: h.clone(),
+                    hash: helper_hash(i),
+                })
+                .collect(),
             calls: callees
                 .iter()
                 .map(|&c| NameHash {
-                    name: path_of(c),
-                    hash: soil_hash(c),
+                    name: format!("d{c}"),
+                    hash: recorded(c, &hashes),
                 })
                 .collect(),
             decisions: None,
@@ -419,7 +460,18 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
             &format!("{}.lock", path_of(i)),
             &sidecar::to_canonical_string(&s),
         );
-        emit(&format!("{}.soil", path_of(i)), &format!("d{i} x = x\n"));
+        emit(&format!("{}.soil", path_of(i)), &soil);
+        if helper.is_some() {
+            let module = format!("m{:03}", i / 50);
+            let file = private.entry(module).or_default();
+            if !file.is_empty() {
+                file.push('\n');
+            }
+            file.push_str(&helper_text(i));
+        }
+    }
+    for (module, text) in private {
+        emit(&format!("{module}/_private.soil"), &text);
     }
 }
 
@@ -496,5 +548,16 @@ pub fn soil_defs(defs: usize, seed: u64) -> Vec<SoilDef> {
         }
     });
     assert_eq!(out.len(), defs, "one .tr per definition");
+    out
+}
+
+/// The `_private.soil` files of `soil_corpus(defs, seed)`: module and text.
+pub fn soil_privates(defs: usize, seed: u64) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    soil_corpus(defs, seed, |rel, text| {
+        if let Some(module) = rel.strip_suffix("/_private.soil") {
+            out.push((module.to_string(), text.to_string()));
+        }
+    });
     out
 }

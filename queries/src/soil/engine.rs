@@ -484,6 +484,13 @@ fn decision_flags(
     }
 }
 
+/// Whether `f.soil` exists: what the flags read of the file directly, so that an edit of
+/// its bytes reaches them only through the hash (`soil_hash::soil_verdict`).
+#[salsa::tracked(returns(copy))]
+pub fn has_soil(db: &dyn salsa::Database, def: Definition) -> bool {
+    def.soil(db).is_some()
+}
+
 /// The flags of one definition with their evidence, sorted by flag.
 #[salsa::tracked(returns(ref))]
 pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
@@ -566,7 +573,7 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
             "the prose changed under an unchanged lowering; an agent should confirm it".into(),
         ));
     }
-    if sidecar.lowering.is_some() && def.soil(db).is_none() {
+    if sidecar.lowering.is_some() && !has_soil(db, def) {
         out.push(reason(
             Flag::SoilMissing,
             "a lowering is recorded but the .soil file is missing".into(),
