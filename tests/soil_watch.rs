@@ -113,7 +113,10 @@ fn a_soil_edit_is_seen_and_a_private_helper_edit_reaches_its_owner() {
     tree.write(soil, &tree.read(soil).replace("total", "acc"));
     assert!(s.refresh(&[tree.path(soil)]).unwrap().is_empty());
     let ran = log.take(&s.root.db);
-    assert!(ran.iter().any(|e| e.query == "own_forms"), "{ran:?}");
+    assert!(
+        ran.iter().any(|e| e.query == "own_forms_from_bytes"),
+        "{ran:?}"
+    );
     assert!(
         !ran.iter()
             .any(|e| e.query == "flags" || e.query == "computed_soil_hashes"),

@@ -1,7 +1,8 @@
 //! soil-lock's cache between runs, in `<root>/.lockgraph/soil/`.
 //!
-//! Per definition it keeps the stat of its `.tr` and `.lock` and what the engine made of
-//! their bytes: the spec's [`TrSummary`] (hashes, blocks, tags, …) and the parsed sidecar.
+//! Per definition it keeps the stat of its `.tr`, `.lock` and `.soil` and what the engine
+//! made of their bytes: the spec's [`TrSummary`] (hashes, blocks, tags, …), the parsed
+//! sidecar, and the `.soil`'s hash forms.
 //! A file whose stat matches (size, mtime, inode, and git's racy rule: see
 //! [`Stat::unchanged_since`]) is neither read nor parsed; its kept value goes into the
 //! `Definition` input in place of the bytes, and the engine computes everything downstream
@@ -26,6 +27,7 @@ use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
 use lockgraph_queries::soil::engine::{self, Definition, InputError};
 use lockgraph_queries::soil::sidecar::{Sidecar, SidecarError};
+use lockgraph_queries::soil::soil_hash;
 use lockgraph_queries::soil::summary::TrSummary;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -36,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Bumped whenever what is kept, or how it is derived, changes.
-const SCHEMA: &str = "soil1";
+const SCHEMA: &str = "soil2";
 /// Enough files to decode on every core and to keep the rewrite after an edit small; few
 /// enough that a small root does not scatter into hundreds of files.
 pub const SHARDS: usize = 64;
@@ -47,23 +49,26 @@ const EXTERNALS: &str = "externals.v1";
 pub type TrKnown = Result<TrSummary, InputError>;
 /// What the engine made of a `.lock` (see `engine::parsed_sidecar`).
 pub type LockKnown = Result<Sidecar, SidecarError>;
+pub use lockgraph_queries::soil::soil_hash::SoilKnown;
 
 /// One definition in a shard. Generic so that saving serialises borrowed values (straight
 /// from the database) and loading deserialises boxed ones (as the inputs take them), with
 /// one layout.
 #[derive(Serialize, Deserialize)]
-struct Entry<P, T, L> {
+struct Entry<P, T, L, S> {
     path: P,
     tr: Option<(Stat, T)>,
     lock: Option<(Stat, L)>,
+    soil: Option<(Stat, S)>,
 }
 
-type LoadedEntry = Entry<String, Box<TrKnown>, Box<LockKnown>>;
+type LoadedEntry = Entry<String, Box<TrKnown>, Box<LockKnown>, Box<SoilKnown>>;
 
 /// A definition's cache entry as a run takes it, with the write time of its shard.
 pub struct Cached {
     pub tr: Option<(Stat, Box<TrKnown>)>,
     pub lock: Option<(Stat, Box<LockKnown>)>,
+    pub soil: Option<(Stat, Box<SoilKnown>)>,
     pub written_ns: i128,
 }
 
@@ -122,7 +127,11 @@ pub fn take_in<T>(
     }
 }
 
-type Kept = (Option<(Stat, Box<TrKnown>)>, Option<(Stat, Box<LockKnown>)>);
+type Kept = (
+    Option<(Stat, Box<TrKnown>)>,
+    Option<(Stat, Box<LockKnown>)>,
+    Option<(Stat, Box<SoilKnown>)>,
+);
 
 struct Shard {
     written_ns: i128,
@@ -194,7 +203,7 @@ impl SoilCache {
                         written_ns,
                         entries: entries
                             .into_iter()
-                            .map(|e| (e.path, (e.tr, e.lock)))
+                            .map(|e| (e.path, (e.tr, e.lock, e.soil)))
                             .collect(),
                         on_disk: true,
                     },
@@ -236,10 +245,11 @@ impl SoilCache {
     /// Moves the entry of the definition `path` out of the cache.
     pub fn take(&mut self, path: &str) -> Option<Cached> {
         let shard = &mut self.shards[shard_of(path)];
-        let (tr, lock) = shard.entries.remove(path)?;
+        let (tr, lock, soil) = shard.entries.remove(path)?;
         Some(Cached {
             tr,
             lock,
+            soil,
             written_ns: shard.written_ns,
         })
     }
@@ -266,7 +276,7 @@ impl SoilCache {
     /// that are gone). A file read only because its entry was racy counts only when a
     /// rewrite can settle it, i.e. its mtime is in the past; otherwise (an mtime in the
     /// future) the entry stays racy whatever is written, and the file is simply read again.
-    pub fn save(mut self, db: &Database, defs: &[Definition], seen: &[[Seen; 2]]) {
+    pub fn save(mut self, db: &Database, defs: &[Definition], seen: &[[Seen; 3]]) {
         let now = now_ns();
         let settles = |s: &Seen| match s {
             Seen::Absent | Seen::Known(_) => false,
@@ -333,8 +343,8 @@ impl SoilCache {
 fn entry<'db>(
     db: &'db Database,
     def: Definition,
-    seen: &[Seen; 2],
-) -> Entry<&'db str, &'db TrKnown, &'db LockKnown> {
+    seen: &[Seen; 3],
+) -> Entry<&'db str, &'db TrKnown, &'db LockKnown, &'db SoilKnown> {
     let stat = |s: &Seen| match s {
         Seen::Known(stat) | Seen::Read { stat, .. } => Some(*stat),
         Seen::Absent | Seen::Gone => None,
@@ -343,6 +353,7 @@ fn entry<'db>(
         path: def.path(db),
         tr: stat(&seen[0]).zip(engine::tr_summary(db, def)),
         lock: stat(&seen[1]).zip(engine::parsed_sidecar(db, def)),
+        soil: stat(&seen[2]).zip(soil_hash::own_forms(db, def)),
     }
 }
 

@@ -10,7 +10,7 @@ use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
 use lockgraph_queries::soil::engine::{self, Definition, Project, Resolution, external_key};
 use lockgraph_queries::soil::sidecar::Versions;
-use lockgraph_queries::soil::soil_hash::PrivateFile;
+use lockgraph_queries::soil::soil_hash::{PrivateFile, SoilKnown};
 use lockgraph_queries::soil::spec_hash::oracle_digest;
 use rayon::prelude::*;
 use salsa::Setter;
@@ -64,9 +64,9 @@ pub struct Root {
     pub db: Database,
     /// By path, sorted.
     pub defs: Vec<Definition>,
-    /// The cache, and how each definition's `.tr` and `.lock` were taken in (by index in
+    /// The cache, and how each definition's `.tr`, `.lock` and `.soil` were taken in (by index in
     /// `defs`), until [`Root::save_cache`]; `None` without the cache.
-    cache: Option<(SoilCache, Vec<[Seen; 2]>)>,
+    cache: Option<(SoilCache, Vec<[Seen; 3]>)>,
 }
 
 /// The nearest directory with `soil.toml`, walking up from `start`.
@@ -328,7 +328,7 @@ fn take_in_definitions(
     db: &Database,
     listed: Vec<walk::Listed>,
     cache: Option<&mut SoilCache>,
-) -> Result<(Vec<Definition>, Vec<[Seen; 2]>), Failure> {
+) -> Result<(Vec<Definition>, Vec<[Seen; 3]>), Failure> {
     let use_cache = cache.is_some();
     let with_entries: Vec<(walk::Listed, Option<Cached>)> = match cache {
         Some(cache) => listed
@@ -342,32 +342,32 @@ fn take_in_definitions(
     };
     struct Files {
         stem: String,
-        soil: Option<Vec<u8>>,
         tr: Taken<Box<cache::TrKnown>>,
         lock: Taken<Box<cache::LockKnown>>,
-        seen: [Seen; 2],
+        soil: Taken<Box<SoilKnown>>,
+        seen: [Seen; 3],
     }
     let contents: Vec<Files> = with_entries
         .into_par_iter()
         .map(|(listed, kept)| {
-            let (tr_kept, lock_kept, written) = match kept {
-                Some(k) => (k.tr, k.lock, k.written_ns),
-                None => (None, None, 0),
+            let (tr_kept, lock_kept, soil_kept, written) = match kept {
+                Some(k) => (k.tr, k.lock, k.soil, k.written_ns),
+                None => (None, None, None, 0),
             };
             let file = |ext| dir.join(format!("{}.{ext}", listed.stem));
             let (tr, tr_seen) = take(file("tr"), listed.tr, tr_kept, written, use_cache)?;
             let (lock, lock_seen) = take(file("lock"), listed.lock, lock_kept, written, use_cache)?;
-            let soil = if listed.soil {
-                read_if_present(&file("soil"))?
-            } else {
-                None
+            // A `.soil` is looked for only where the walk saw one.
+            let (soil, soil_seen) = match listed.soil {
+                walk::File::Absent => (Taken::Absent, Seen::Absent),
+                found => take(file("soil"), found, soil_kept, written, use_cache)?,
             };
             Ok(Files {
                 stem: listed.stem,
-                soil,
                 tr,
                 lock,
-                seen: [tr_seen, lock_seen],
+                soil,
+                seen: [tr_seen, lock_seen, soil_seen],
             })
         })
         .collect::<Result<_, Failure>>()?;
@@ -378,9 +378,11 @@ fn take_in_definitions(
             seen.push(f.seen);
             let (tr, tr_known) = split(f.tr);
             let (lock, lock_known) = split(f.lock);
-            Definition::builder(f.stem, tr, lock, f.soil)
+            let (soil, soil_known) = split(f.soil);
+            Definition::builder(f.stem, tr, lock, soil)
                 .tr_known(tr_known)
                 .sidecar_known(lock_known)
+                .soil_known(soil_known)
                 .new(db)
         })
         .collect();

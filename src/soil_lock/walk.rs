@@ -35,8 +35,8 @@ pub struct Listed {
     pub stem: String,
     pub tr: File,
     pub lock: File,
-    /// `f.soil` exists beside it.
-    pub soil: bool,
+    /// `f.soil` beside it.
+    pub soil: File,
     /// `f.trp` exists beside it: its `.lock` is a prose document's, not a sidecar.
     pub document: bool,
 }
@@ -110,7 +110,7 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
             stem: join(stem),
             tr: File::Absent,
             lock: File::Absent,
-            soil: false,
+            soil: File::Absent,
             document: false,
         });
         // `DirEntry::metadata` stats relative to the directory being read; a file that
@@ -125,7 +125,7 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
             "tr" => listed.tr = found(),
             "lock" => listed.lock = found(),
             "trp" => listed.document = true,
-            _ => listed.soil = true,
+            _ => listed.soil = found(),
         }
     }
     let nested: Vec<Vec<Listed>> = subdirs
@@ -139,7 +139,7 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
         .filter(|l| {
             l.tr != File::Absent
                 || (l.lock != File::Absent && !l.document)
-                || (l.soil && l.stem.rsplit('/').next() == Some(PRIVATE))
+                || (l.soil != File::Absent && l.stem.rsplit('/').next() == Some(PRIVATE))
         })
         .collect();
     out.extend(nested.into_iter().flatten());
@@ -188,7 +188,7 @@ mod tests {
                     l.stem.as_str(),
                     l.tr != File::Absent,
                     l.lock != File::Absent,
-                    l.soil,
+                    l.soil != File::Absent,
                 )
             })
             .collect();

@@ -30,10 +30,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// One definition: its identity (root-relative path without extension, such as
 /// `csvstats/median`) and its `.tr` and `.lock`, as far as they exist.
 ///
-/// Each file is given either as its bytes (`tr`, `sidecar`) or, when the shell knows the
-/// file is unchanged since an earlier run, as what [`tr_summary`] or [`parsed_sidecar`]
-/// made of those bytes then (`tr_known`, `sidecar_known`): set one of the pair, never
-/// both. The known value stands in for the bytes, so an unchanged file is neither read nor
+/// Each file is given either as its bytes (`tr`, `sidecar`, `soil`) or, when the shell
+/// knows the file is unchanged since an earlier run, as what [`tr_summary`],
+/// [`parsed_sidecar`] or `soil_hash::own_forms` made of those bytes then (`tr_known`,
+/// `sidecar_known`, `soil_known`): set one of the pair, never both. The known value stands in for the bytes, so an unchanged file is neither read nor
 /// parsed; everything downstream is computed as usual.
 #[salsa::input(debug)]
 pub struct Definition {
@@ -56,6 +56,10 @@ pub struct Definition {
     #[default]
     #[returns(ref)]
     pub sidecar_known: Option<Box<Result<Sidecar, SidecarError>>>,
+    /// The `.soil`'s hash forms, kept from an earlier run, in place of `soil`.
+    #[default]
+    #[returns(ref)]
+    pub soil_known: Option<Box<crate::soil::soil_hash::SoilKnown>>,
 }
 
 /// The root: every definition, and the current hashes of what oracles point at outside the
@@ -488,7 +492,7 @@ fn decision_flags(
 /// its bytes reaches them only through the hash (`soil_hash::soil_verdict`).
 #[salsa::tracked(returns(copy))]
 pub fn has_soil(db: &dyn salsa::Database, def: Definition) -> bool {
-    def.soil(db).is_some()
+    def.soil(db).is_some() || def.soil_known(db).is_some()
 }
 
 /// The flags of one definition with their evidence, sorted by flag.
@@ -579,7 +583,7 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
             "a lowering is recorded but the .soil file is missing".into(),
         ));
     }
-    if sidecar.lowering.is_none() && sidecar.kind == DefKind::Function && def.soil(db).is_some() {
+    if sidecar.lowering.is_none() && sidecar.kind == DefKind::Function && has_soil(db, def) {
         out.push(reason(
             Flag::SoilUntracked,
             "a .soil file is beside the spec but no lowering is recorded".into(),

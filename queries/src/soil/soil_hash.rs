@@ -43,15 +43,19 @@ pub struct PrivateFile {
 }
 
 /// Why a `.soil` file cannot be hashed: where, and what is wrong there.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SoilError {
     /// Root-relative.
     pub file: String,
     pub line: u32,
     pub column: u32,
-    pub code: &'static str,
+    pub code: String,
     pub message: String,
 }
+
+/// What the engine makes of a definition's `.soil` (see [`own_forms`]): the unit the
+/// shell's cache keeps.
+pub type SoilKnown = Result<Vec<HashForm>, SoilError>;
 
 impl std::fmt::Display for SoilError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -68,24 +72,29 @@ fn forms_of(file: String, bytes: &[u8]) -> Result<Vec<HashForm>, SoilError> {
         file: file.clone(),
         line: 0,
         column: 0,
-        code: "soil-not-utf8",
+        code: "soil-not-utf8".into(),
         message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
     })?;
     super::lang::hash_forms(text, &file).map_err(|e| SoilError {
         file,
         line: e.at.line,
         column: e.at.column,
-        code: e.code,
+        code: e.code.into(),
         message: e.message,
     })
 }
 
 /// The hash forms of a definition's own `.soil`; `None` without one.
+pub fn own_forms(db: &dyn salsa::Database, def: Definition) -> Option<&SoilKnown> {
+    match def.soil_known(db) {
+        Some(known) => Some(&**known),
+        None => own_forms_from_bytes(db, def).as_ref(),
+    }
+}
+
+/// Parses the `.soil` bytes into hash forms.
 #[salsa::tracked(returns(ref))]
-pub fn own_forms(
-    db: &dyn salsa::Database,
-    def: Definition,
-) -> Option<Result<Vec<HashForm>, SoilError>> {
+pub fn own_forms_from_bytes(db: &dyn salsa::Database, def: Definition) -> Option<SoilKnown> {
     let bytes = def.soil(db).as_ref()?;
     Some(forms_of(format!("{}.soil", def.path(db)), bytes))
 }
@@ -154,7 +163,7 @@ pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<
     let project = Project::get(db);
     let mut nodes: HashMap<String, Node> = HashMap::new();
     for &def in project.definitions(db) {
-        let Some(forms) = own_forms(db, def).as_ref().filter(|_| is_function(db, def)) else {
+        let Some(forms) = own_forms(db, def).filter(|_| is_function(db, def)) else {
             continue;
         };
         let path = def.path(db);
