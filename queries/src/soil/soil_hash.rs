@@ -140,14 +140,49 @@ pub fn is_function(db: &dyn salsa::Database, def: Definition) -> bool {
     }
 }
 
-/// A hash computed from the files, with the edges that went into it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Computed {
-    pub hash: String,
-    /// `lowering.calls` as trellis records them: each callee with its computed hash.
-    pub calls: Vec<NameHash>,
-    /// `lowering.private_helpers`, likewise.
-    pub helpers: Vec<NameHash>,
+/// The edges of one definition, resolved: what its hash is computed over, and the
+/// `calls` and `private_helpers` trellis records with it.
+struct Resolved {
+    edges: Vec<(String, String)>,
+    calls: Vec<NameHash>,
+    helpers: Vec<NameHash>,
+}
+
+/// Resolves the references of `form` (in `module`; `callees`: the names its sidecar
+/// records as callees, never taken for builtins), each node's hash from `hash_of`.
+fn resolve_edges(
+    db: &dyn salsa::Database,
+    form: &HashForm,
+    module: &str,
+    callees: &BTreeSet<&str>,
+    mut hash_of: impl FnMut(&str) -> Result<String, String>,
+) -> Result<Resolved, String> {
+    let mut out = Resolved {
+        edges: type_edges(db, form),
+        calls: Vec::new(),
+        helpers: Vec::new(),
+    };
+    for (name, referent) in referents(db, form, module) {
+        match referent {
+            Referent::Builtin if callees.contains(name.as_str()) => {
+                return Err(format!("callee `{name}` resolves to no definition"));
+            }
+            Referent::Builtin => out.edges.push((name, BUILTIN_REFERENT.to_owned())),
+            Referent::Unresolved(why) => return Err(why),
+            Referent::Node { key, helper } => {
+                let hash = hash_of(&key)?;
+                out.edges.push((name.clone(), hash.clone()));
+                let list = if helper {
+                    &mut out.helpers
+                } else {
+                    &mut out.calls
+                };
+                list.push(NameHash { name, hash });
+            }
+        }
+    }
+    out.calls.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
 }
 
 /// Node keys: a definition by its path, a helper as `private:<module>/<name>`.
@@ -159,7 +194,7 @@ fn helper_key(module: &str, name: &str) -> String {
 /// private helper by its helper key; an error names what kept one from being computed (a
 /// file that does not parse, a callee without a `.soil`, a cycle).
 #[salsa::tracked(returns(ref))]
-pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<Computed, String>> {
+pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<String, String>> {
     let project = Project::get(db);
     let mut nodes: HashMap<String, Node> = HashMap::new();
     for &def in project.definitions(db) {
@@ -238,7 +273,7 @@ struct Node<'a> {
 struct Hasher<'a> {
     db: &'a dyn salsa::Database,
     nodes: &'a HashMap<String, Node<'a>>,
-    done: HashMap<String, Result<Computed, String>>,
+    done: HashMap<String, Result<String, String>>,
     visiting: Vec<String>,
 }
 
@@ -313,7 +348,7 @@ fn type_edges(db: &dyn salsa::Database, form: &HashForm) -> Vec<(String, String)
 }
 
 impl Hasher<'_> {
-    fn hash(&mut self, key: &str) -> Result<Computed, String> {
+    fn hash(&mut self, key: &str) -> Result<String, String> {
         if let Some(done) = self.done.get(key) {
             return done.clone();
         }
@@ -335,54 +370,24 @@ impl Hasher<'_> {
                 callees,
             }) => {
                 self.visiting.push(key.to_owned());
-                let result = self.compute(form, module, callees);
+                let db = self.db;
+                let resolved = resolve_edges(db, form, module, callees, |k| self.hash(k));
                 self.visiting.pop();
-                result
+                resolved.map(|r| soil_hash(&form.text, &r.edges).to_string())
             }
         };
         self.done.insert(key.to_owned(), result.clone());
         result
     }
-
-    fn compute(
-        &mut self,
-        form: &HashForm,
-        module: &str,
-        callees: &BTreeSet<&str>,
-    ) -> Result<Computed, String> {
-        let mut edges = type_edges(self.db, form);
-        let mut calls = Vec::new();
-        let mut helpers = Vec::new();
-        for (name, referent) in referents(self.db, form, module) {
-            match referent {
-                Referent::Builtin if callees.contains(name.as_str()) => {
-                    return Err(format!("callee `{name}` resolves to no definition"));
-                }
-                Referent::Builtin => edges.push((name, BUILTIN_REFERENT.to_owned())),
-                Referent::Unresolved(why) => return Err(why),
-                Referent::Node { key, helper } => {
-                    let hash = self.hash(&key)?.hash;
-                    edges.push((name.clone(), hash.clone()));
-                    let list = if helper { &mut helpers } else { &mut calls };
-                    list.push(NameHash { name, hash });
-                }
-            }
-        }
-        calls.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(Computed {
-            hash: soil_hash(&form.text, &edges).to_string(),
-            calls,
-            helpers,
-        })
-    }
 }
 
 /// The `soil_hash` a definition's files give now, if it can be computed.
 pub fn computed_soil_hash(db: &dyn salsa::Database, def: Definition) -> Option<String> {
-    match computed_soil_hashes(db).get(def.path(db).as_str()) {
-        Some(Ok(c)) => Some(c.hash.clone()),
-        _ => None,
-    }
+    computed_soil_hashes(db)
+        .get(def.path(db).as_str())?
+        .as_ref()
+        .ok()
+        .cloned()
 }
 
 /// The name a definition's `.soil` defines: its spec's front-matter `name` (what trellis
@@ -453,7 +458,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
     let Some(Ok(computed)) = computed_soil_hashes(db).get(path.as_str()) else {
         return Verdict::Agrees;
     };
-    if computed.hash == lowering.soil_hash {
+    if *computed == lowering.soil_hash {
         return Verdict::Agrees;
     }
     // The definition's own text, with the edges the sidecar recorded for callees and
@@ -473,7 +478,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
             .map(|c| (c.name.clone(), c.hash.clone())),
     );
     let own = soil_hash(&form.text, &edges).to_string();
-    let current = Some(computed.hash.clone());
+    let current = Some(computed.clone());
     if own != lowering.soil_hash {
         Verdict::Drift(reason(
             Flag::SoilDrift,
@@ -491,10 +496,10 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
                 .find(|c| c.name == name)
                 .map(|c| c.hash.as_str())
         };
-        let moved = computed
-            .calls
+        let now = current_edges(db, def, form);
+        let moved = now
             .iter()
-            .chain(&computed.helpers)
+            .flat_map(|r| r.calls.iter().chain(&r.helpers))
             .find(|c| recorded(&c.name) != Some(c.hash.as_str()));
         let other = moved.map(|c| match def_index(db).resolve(path, &c.name) {
             Resolution::Found(callee) => callee,
@@ -511,6 +516,23 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
     }
 }
 
+/// The edges of a definition's `form` as the files give them now, from the computed
+/// hashes of the root.
+fn current_edges(db: &dyn salsa::Database, def: Definition, form: &HashForm) -> Option<Resolved> {
+    let hashes = computed_soil_hashes(db);
+    let callees = sidecar_of(db, def)
+        .and_then(|s| s.lowering.as_ref())
+        .map(|l| l.calls.iter().map(|c| c.name.as_str()).collect())
+        .unwrap_or_default();
+    let hash_of = |key: &str| {
+        hashes
+            .get(key)
+            .cloned()
+            .unwrap_or_else(|| Err(key.to_owned()))
+    };
+    resolve_edges(db, form, module_of(def.path(db)), &callees, hash_of).ok()
+}
+
 /// The lowering `refresh` records for a definition whose `.soil` moved: the computed hash
 /// and edges, `hand-edited` when its own text changed. `None` when nothing is to change or
 /// the hash cannot be computed.
@@ -520,13 +542,18 @@ pub fn re_anchored(db: &dyn salsa::Database, def: Definition) -> Option<super::s
     if *verdict == Verdict::Agrees {
         return None;
     }
-    let Some(Ok(computed)) = computed_soil_hashes(db).get(def.path(db).as_str()) else {
-        return None;
-    };
+    let computed = computed_soil_hash(db, def)?;
+    let name = def_name(db, def);
+    let form = own_forms(db, def)?
+        .as_ref()
+        .ok()?
+        .iter()
+        .find(|f| f.name == name)?;
+    let edges = current_edges(db, def, form)?;
     let mut next = lowering.clone();
-    next.soil_hash = computed.hash.clone();
-    next.calls = computed.calls.clone();
-    next.private_helpers = computed.helpers.clone();
+    next.soil_hash = computed;
+    next.calls = edges.calls;
+    next.private_helpers = edges.helpers;
     if matches!(verdict, Verdict::Drift(_)) {
         next.provenance = super::sidecar::LoweringProvenance::HandEdited;
     }
