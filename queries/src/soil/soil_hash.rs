@@ -30,7 +30,7 @@ use super::lang::hash_form::{BUILTIN_REFERENT, HashForm, soil_hash};
 use super::sidecar::{DefKind, NameHash};
 use super::status::Flag;
 use super::tr::FileKind;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A module's `_private.soil`: its helpers, each hashed on its own.
 #[salsa::input(debug)]
@@ -154,7 +154,7 @@ fn resolve_edges(
     db: &dyn salsa::Database,
     form: &HashForm,
     module: &str,
-    callees: &BTreeSet<&str>,
+    callees: &[&str],
     mut hash_of: impl FnMut(&str) -> Result<String, String>,
 ) -> Result<Resolved, String> {
     let mut out = Resolved {
@@ -164,7 +164,7 @@ fn resolve_edges(
     };
     for (name, referent) in referents(db, form, module) {
         match referent {
-            Referent::Builtin if callees.contains(name.as_str()) => {
+            Referent::Builtin if callees.contains(&name.as_str()) => {
                 return Err(format!("callee `{name}` resolves to no definition"));
             }
             Referent::Builtin => out.edges.push((name, BUILTIN_REFERENT.to_owned())),
@@ -231,7 +231,7 @@ pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<
                     let node = Node {
                         form: Ok(f),
                         module: module.clone(),
-                        callees: BTreeSet::new(),
+                        callees: Vec::new(),
                     };
                     nodes.insert(helper_key(module, &f.name), node);
                 }
@@ -241,7 +241,7 @@ pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<
                 let node = Node {
                     form: Err(e.to_string()),
                     module: module.clone(),
-                    callees: BTreeSet::new(),
+                    callees: Vec::new(),
                 };
                 nodes.insert(format!("private-file:{module}"), node);
             }
@@ -251,11 +251,11 @@ pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<
         db,
         nodes: &nodes,
         done: HashMap::new(),
-        visiting: Vec::new(),
+        on_path: HashSet::new(),
     };
     let keys: Vec<String> = nodes.keys().cloned().collect();
     for key in keys {
-        let _ = hasher.hash(&key); // kept in `done`, errors included
+        hasher.hash(&key);
     }
     hasher.done
 }
@@ -267,14 +267,14 @@ struct Node<'a> {
     /// The module it resolves names in.
     module: String,
     /// The callees its sidecar records: such a name is never taken for a builtin.
-    callees: BTreeSet<&'a str>,
+    callees: Vec<&'a str>,
 }
 
 struct Hasher<'a> {
     db: &'a dyn salsa::Database,
     nodes: &'a HashMap<String, Node<'a>>,
     done: HashMap<String, Result<String, String>>,
-    visiting: Vec<String>,
+    on_path: HashSet<String>,
 }
 
 /// What a free name refers to.
@@ -348,36 +348,60 @@ fn type_edges(db: &dyn salsa::Database, form: &HashForm) -> Vec<(String, String)
 }
 
 impl Hasher<'_> {
-    fn hash(&mut self, key: &str) -> Result<String, String> {
-        if let Some(done) = self.done.get(key) {
-            return done.clone();
-        }
-        if self.visiting.iter().any(|k| k == key) {
-            return Err(format!(
-                "{} refer to each other: trellis hashes callees first and cannot order them",
-                self.visiting.join(" → ")
-            ));
-        }
-        let result = match self.nodes.get(key) {
-            None => Err(match key.strip_prefix("private:") {
-                Some(helper) => format!("no private helper {helper}"),
-                None => format!("{key} has no .soil"),
-            }),
-            Some(Node { form: Err(why), .. }) => Err(why.clone()),
-            Some(Node {
-                form: Ok(form),
-                module,
-                callees,
-            }) => {
-                self.visiting.push(key.to_owned());
-                let db = self.db;
-                let resolved = resolve_edges(db, form, module, callees, |k| self.hash(k));
-                self.visiting.pop();
-                resolved.map(|r| soil_hash(&form.text, &r.edges).to_string())
+    /// Hashes `root` and everything below it, callees first. Depth-first with a stack of
+    /// its own: a chain of callees is as deep as a root's call graph, too deep for the
+    /// thread's stack on a large root. A node is on the current path from when it is
+    /// expanded until it is hashed, so a callee met again on the path closes a cycle.
+    fn hash(&mut self, root: &str) {
+        let mut stack = vec![(root.to_owned(), false)];
+        while let Some((key, expanded)) = stack.pop() {
+            if self.done.contains_key(&key) {
+                continue;
             }
-        };
-        self.done.insert(key.to_owned(), result.clone());
-        result
+            let node = match self.nodes.get(&key) {
+                Some(node) => node,
+                None => {
+                    let why = match key.strip_prefix("private:") {
+                        Some(helper) => format!("no private helper {helper}"),
+                        None => format!("{key} has no .soil"),
+                    };
+                    self.done.insert(key, Err(why));
+                    continue;
+                }
+            };
+            let form = match &node.form {
+                Ok(form) => *form,
+                Err(why) => {
+                    self.done.insert(key, Err(why.clone()));
+                    continue;
+                }
+            };
+            if !expanded {
+                self.on_path.insert(key.clone());
+                stack.push((key, true));
+                for (_, referent) in referents(self.db, form, &node.module) {
+                    if let Referent::Node { key: callee, .. } = referent
+                        && !self.done.contains_key(&callee)
+                        && !self.on_path.contains(&callee)
+                    {
+                        stack.push((callee, false));
+                    }
+                }
+                continue;
+            }
+            let done = &self.done;
+            let hash_of = |callee: &str| match done.get(callee) {
+                Some(result) => result.clone(),
+                None => Err(format!(
+                    "{key} and {callee} call each other: trellis hashes callees first and \
+                     cannot order them"
+                )),
+            };
+            let resolved = resolve_edges(self.db, form, &node.module, &node.callees, hash_of);
+            let result = resolved.map(|r| soil_hash(&form.text, &r.edges).to_string());
+            self.on_path.remove(&key);
+            self.done.insert(key, result);
+        }
     }
 }
 
@@ -520,7 +544,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
 /// hashes of the root.
 fn current_edges(db: &dyn salsa::Database, def: Definition, form: &HashForm) -> Option<Resolved> {
     let hashes = computed_soil_hashes(db);
-    let callees = sidecar_of(db, def)
+    let callees: Vec<&str> = sidecar_of(db, def)
         .and_then(|s| s.lowering.as_ref())
         .map(|l| l.calls.iter().map(|c| c.name.as_str()).collect())
         .unwrap_or_default();

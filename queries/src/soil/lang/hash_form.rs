@@ -27,14 +27,25 @@ pub struct HashForm {
     pub name: String,
     /// The canonical text with local binders numbered.
     pub text: String,
-    /// Bare names used but not bound: definitions, private helpers or builtins.
-    pub names: BTreeSet<String>,
+    /// Bare names used but not bound: definitions, private helpers or builtins. Each
+    /// list is sorted, without duplicates (vectors rather than sets: a root holds one
+    /// form per definition, kept between runs).
+    pub names: Vec<String>,
     /// `module::def` references.
-    pub qualified: BTreeSet<String>,
+    pub qualified: Vec<String>,
     /// Type names in the signature, annotations and qualified names.
-    pub types: BTreeSet<String>,
+    pub types: Vec<String>,
     /// `Type::function` references: derived functions and numeric primitives.
-    pub type_functions: BTreeSet<String>,
+    pub type_functions: Vec<String>,
+}
+
+/// The references of one definition while they are collected.
+#[derive(Default)]
+struct Refs {
+    names: BTreeSet<String>,
+    qualified: BTreeSet<String>,
+    types: BTreeSet<String>,
+    type_functions: BTreeSet<String>,
 }
 
 /// The hash forms of a file's definitions, in file order.
@@ -46,14 +57,7 @@ pub fn hash_form(def: &Def) -> HashForm {
     let mut walk = Walk {
         next: 0,
         scope: Vec::new(),
-        form: HashForm {
-            name: def.name.clone(),
-            text: String::new(),
-            names: BTreeSet::new(),
-            qualified: BTreeSet::new(),
-            types: BTreeSet::new(),
-            type_functions: BTreeSet::new(),
-        },
+        refs: Refs::default(),
     };
     walk.types_of(&def.sig);
     let mut renamed = def.clone();
@@ -64,9 +68,17 @@ pub fn hash_form(def: &Def) -> HashForm {
         walk.expr(measure);
     }
     walk.expr(&mut renamed.body);
-    let mut form = walk.form;
-    super::print::print_def(&mut form.text, &renamed);
-    form
+    let mut text = String::new();
+    super::print::print_def(&mut text, &renamed);
+    let refs = walk.refs;
+    HashForm {
+        name: def.name.clone(),
+        text,
+        names: refs.names.into_iter().collect(),
+        qualified: refs.qualified.into_iter().collect(),
+        types: refs.types.into_iter().collect(),
+        type_functions: refs.type_functions.into_iter().collect(),
+    }
 }
 
 /// `soil_hash` from a hash form and its references, each `(name, referent)`: a callee by
@@ -94,7 +106,7 @@ struct Walk {
     next: usize,
     /// Original name and number of each binder in scope, innermost last.
     scope: Vec<(String, usize)>,
-    form: HashForm,
+    refs: Refs,
 }
 
 impl Walk {
@@ -115,7 +127,7 @@ impl Walk {
         {
             Some((_, n)) => *name = format!("%{n}"),
             None => {
-                self.form.names.insert(name.clone());
+                self.refs.names.insert(name.clone());
             }
         }
     }
@@ -127,7 +139,7 @@ impl Walk {
                 self.types_of(cod);
             }
             Type::Con { name, args } => {
-                self.form.types.insert(name.clone());
+                self.refs.types.insert(name.clone());
                 for a in args {
                     self.types_of(a);
                 }
@@ -199,11 +211,11 @@ impl Walk {
             Expr::Qualified { space, name } => {
                 let type_space = space.starts_with(|c: char| c.is_ascii_uppercase());
                 if !type_space {
-                    self.form.qualified.insert(format!("{space}::{name}"));
+                    self.refs.qualified.insert(format!("{space}::{name}"));
                 } else {
-                    self.form.types.insert(space.clone());
+                    self.refs.types.insert(space.clone());
                     if !name.starts_with(|c: char| c.is_ascii_uppercase()) {
-                        self.form.type_functions.insert(format!("{space}::{name}"));
+                        self.refs.type_functions.insert(format!("{space}::{name}"));
                     }
                 }
             }
@@ -217,7 +229,7 @@ impl Walk {
             Pattern::Bind(name) => self.bind(name),
             Pattern::Ctor { type_name, arg, .. } => {
                 if let Some(t) = type_name {
-                    self.form.types.insert(t.clone());
+                    self.refs.types.insert(t.clone());
                 }
                 if let Some(arg) = arg {
                     self.pattern(arg);
