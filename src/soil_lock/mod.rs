@@ -142,6 +142,15 @@ fn impact_target(root: &Root, g: &graph::DepGraph, target: &str) -> Result<Strin
 fn warm(root: &Root, quiet: bool) {
     use rayon::prelude::*;
     let progress = crate::progress::Progress::new(root.defs.len(), "checking", quiet);
+    // The one root-wide query on its own first, its inputs (each definition's `.soil`
+    // parsed and resolved) prepared in parallel: the per-definition work below then
+    // never waits on it.
+    root.defs
+        .par_iter()
+        .for_each_with(root.db.clone(), |db, &def| {
+            soil_hash::prepared(db, def);
+        });
+    soil_hash::computed_soil_hashes(&root.db);
     root.defs
         .par_iter()
         .for_each_with(root.db.clone(), |db, &def| {

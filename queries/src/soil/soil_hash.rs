@@ -140,54 +140,206 @@ pub fn is_function(db: &dyn salsa::Database, def: Definition) -> bool {
     }
 }
 
-/// The edges of one definition, resolved: what its hash is computed over, and the
-/// `calls` and `private_helpers` trellis records with it.
+/// Node keys: a definition by its path, a helper as `private:<module>/<name>`.
+fn helper_key(module: &str, name: &str) -> String {
+    format!("private:{module}/{name}")
+}
+
+/// A node of the hash graph with its references resolved: all its hash needs but the
+/// hashes of the nodes it names. Prepared per definition, in parallel and cut off, so the
+/// one root-wide query is left only the hashing in callee order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Prepared {
+    /// Which form of which file it hashes.
+    source: Source,
+    /// Builtin and user-type edges, which need no other node.
+    fixed: Vec<(String, String)>,
+    /// The nodes it names: callees and helpers.
+    deps: Vec<Dep>,
+    /// Why it cannot be hashed whatever its callees' hashes (a name defined twice, a
+    /// recorded callee that resolves nowhere, a file that does not parse).
+    error: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Source {
+    Own(Definition, usize),
+    Private(PrivateFile, usize),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Dep {
+    /// The name as the text writes it: the edge's name.
+    name: String,
+    key: String,
+    helper: bool,
+}
+
+impl Prepared {
+    fn form<'db>(&self, db: &'db dyn salsa::Database) -> &'db HashForm {
+        match self.source {
+            Source::Own(def, i) => &own_forms(db, def)
+                .expect("prepared from it")
+                .as_ref()
+                .expect("parsed")[i],
+            Source::Private(file, i) => &private_forms(db, file).as_ref().expect("parsed")[i],
+        }
+    }
+
+    /// The edges, each node named by its hash from `hash_of`.
+    fn resolve(
+        &self,
+        mut hash_of: impl FnMut(&str) -> Result<String, String>,
+    ) -> Result<Resolved, String> {
+        if let Some(why) = &self.error {
+            return Err(why.clone());
+        }
+        let mut out = Resolved {
+            edges: self.fixed.clone(),
+            calls: Vec::new(),
+            helpers: Vec::new(),
+        };
+        for dep in &self.deps {
+            let hash = hash_of(&dep.key)?;
+            out.edges.push((dep.name.clone(), hash.clone()));
+            let list = if dep.helper {
+                &mut out.helpers
+            } else {
+                &mut out.calls
+            };
+            list.push(NameHash {
+                name: dep.name.clone(),
+                hash,
+            });
+        }
+        out.calls.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+}
+
+/// The edges of one node, resolved: what its hash is computed over, and the `calls` and
+/// `private_helpers` trellis records with it.
 struct Resolved {
     edges: Vec<(String, String)>,
     calls: Vec<NameHash>,
     helpers: Vec<NameHash>,
 }
 
-/// Resolves the references of `form` (in `module`; `callees`: the names its sidecar
-/// records as callees, never taken for builtins), each node's hash from `hash_of`.
-fn resolve_edges(
+/// Resolves the references of `form` (in `module`; `callees`: the names a sidecar records
+/// as callees, never taken for builtins) the way trellis's renamer does: a `_name` is the
+/// module's helper, a name the root defines is that definition, anything else a builtin.
+fn prepare(
     db: &dyn salsa::Database,
+    source: Source,
     form: &HashForm,
     module: &str,
     callees: &[&str],
-    mut hash_of: impl FnMut(&str) -> Result<String, String>,
-) -> Result<Resolved, String> {
-    let mut out = Resolved {
-        edges: type_edges(db, form),
-        calls: Vec::new(),
-        helpers: Vec::new(),
+) -> Prepared {
+    let index = def_index(db);
+    // Resolution starts from the module, as from any definition in it.
+    let from = if module.is_empty() {
+        "_".to_owned()
+    } else {
+        format!("{module}/_")
     };
-    for (name, referent) in referents(db, form, module) {
-        match referent {
-            Referent::Builtin if callees.contains(&name.as_str()) => {
-                return Err(format!("callee `{name}` resolves to no definition"));
+    let types = user_types(db);
+    let mut out = Prepared {
+        source,
+        fixed: form
+            .types
+            .iter()
+            .filter_map(|t| types.get(t).map(|formal| (t.clone(), formal.clone())))
+            .collect(),
+        deps: Vec::new(),
+        error: None,
+    };
+    let builtin = |name: &str| (name.to_owned(), BUILTIN_REFERENT.to_owned());
+    for name in &form.names {
+        if name.starts_with('_') {
+            out.deps.push(Dep {
+                name: name.clone(),
+                key: helper_key(module, name),
+                helper: true,
+            });
+            continue;
+        }
+        match index.resolve(&from, name) {
+            Resolution::Found(path) => out.deps.push(Dep {
+                name: name.clone(),
+                key: path,
+                helper: false,
+            }),
+            Resolution::Missing if callees.contains(&name.as_str()) => {
+                out.error = Some(format!("callee `{name}` resolves to no definition"));
             }
-            Referent::Builtin => out.edges.push((name, BUILTIN_REFERENT.to_owned())),
-            Referent::Unresolved(why) => return Err(why),
-            Referent::Node { key, helper } => {
-                let hash = hash_of(&key)?;
-                out.edges.push((name.clone(), hash.clone()));
-                let list = if helper {
-                    &mut out.helpers
-                } else {
-                    &mut out.calls
-                };
-                list.push(NameHash { name, hash });
+            Resolution::Missing => out.fixed.push(builtin(name)),
+            Resolution::Ambiguous(many) => {
+                out.error = Some(format!(
+                    "`{name}` is defined in several modules ({})",
+                    many.join(", ")
+                ));
             }
         }
     }
-    out.calls.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(out)
+    for name in &form.qualified {
+        match index.resolve(&from, &name.replace("::", "/")) {
+            Resolution::Found(path) => out.deps.push(Dep {
+                name: name.clone(),
+                key: path,
+                helper: false,
+            }),
+            _ => out.error = Some(format!("`{name}` names no definition")),
+        }
+    }
+    out.fixed
+        .extend(form.type_functions.iter().map(|name| builtin(name)));
+    out
 }
 
-/// Node keys: a definition by its path, a helper as `private:<module>/<name>`.
-fn helper_key(module: &str, name: &str) -> String {
-    format!("private:{module}/{name}")
+/// A lowered definition prepared for hashing; `None` for anything but a function with a
+/// `.soil`, an error for a `.soil` that does not parse or lacks the definition.
+#[salsa::tracked(returns(ref))]
+pub fn prepared(db: &dyn salsa::Database, def: Definition) -> Option<Result<Prepared, String>> {
+    let forms = own_forms(db, def).filter(|_| is_function(db, def))?;
+    let path = def.path(db);
+    let name = def_name(db, def);
+    let forms = match forms {
+        Ok(forms) => forms,
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    let Some(i) = forms.iter().position(|f| f.name == name) else {
+        return Some(Err(format!("{path}.soil defines no `{name}`")));
+    };
+    let callees: Vec<&str> = sidecar_of(db, def)
+        .and_then(|s| s.lowering.as_ref())
+        .map(|l| l.calls.iter().map(|c| c.name.as_str()).collect())
+        .unwrap_or_default();
+    let source = Source::Own(def, i);
+    Some(Ok(prepare(
+        db,
+        source,
+        &forms[i],
+        module_of(path),
+        &callees,
+    )))
+}
+
+/// A module's helpers prepared for hashing, by helper key; none when the file does not
+/// parse (their users then name them missing, and `check` names the file).
+#[salsa::tracked(returns(ref))]
+pub fn prepared_helpers(db: &dyn salsa::Database, file: PrivateFile) -> Vec<(String, Prepared)> {
+    let module = file.module(db);
+    let Ok(forms) = private_forms(db, file) else {
+        return Vec::new();
+    };
+    forms
+        .iter()
+        .enumerate()
+        .map(|(i, form)| {
+            let prepared = prepare(db, Source::Private(file, i), form, module, &[]);
+            (helper_key(module, &form.name), prepared)
+        })
+        .collect()
 }
 
 /// Every hash the `.soil` files determine: each lowered definition by its path, each
@@ -196,155 +348,34 @@ fn helper_key(module: &str, name: &str) -> String {
 #[salsa::tracked(returns(ref))]
 pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<String, String>> {
     let project = Project::get(db);
-    let mut nodes: HashMap<String, Node> = HashMap::new();
+    let mut nodes: HashMap<&str, Result<&Prepared, &String>> = HashMap::new();
     for &def in project.definitions(db) {
-        let Some(forms) = own_forms(db, def).filter(|_| is_function(db, def)) else {
-            continue;
-        };
-        let path = def.path(db);
-        let name = def_name(db, def);
-        let form = match forms {
-            Err(e) => Err(e.to_string()),
-            Ok(forms) => forms
-                .iter()
-                .find(|f| f.name == name)
-                .ok_or_else(|| format!("{path}.soil defines no `{name}`")),
-        };
-        let callees = sidecar_of(db, def)
-            .and_then(|s| s.lowering.as_ref())
-            .map(|l| l.calls.iter().map(|c| c.name.as_str()).collect())
-            .unwrap_or_default();
-        nodes.insert(
-            path.clone(),
-            Node {
-                form,
-                module: module_of(path).to_owned(),
-                callees,
-            },
-        );
+        if let Some(prepared) = prepared(db, def) {
+            nodes.insert(def.path(db).as_str(), prepared.as_ref());
+        }
     }
     for &file in project.private_files(db) {
-        let module = file.module(db);
-        match private_forms(db, file) {
-            Ok(forms) => {
-                for f in forms {
-                    let node = Node {
-                        form: Ok(f),
-                        module: module.clone(),
-                        callees: Vec::new(),
-                    };
-                    nodes.insert(helper_key(module, &f.name), node);
-                }
-            }
-            // The helpers cannot be named; their users find them missing and say why.
-            Err(e) => {
-                let node = Node {
-                    form: Err(e.to_string()),
-                    module: module.clone(),
-                    callees: Vec::new(),
-                };
-                nodes.insert(format!("private-file:{module}"), node);
-            }
+        for (key, prepared) in prepared_helpers(db, file) {
+            nodes.insert(key.as_str(), Ok(prepared));
         }
     }
     let mut hasher = Hasher {
         db,
         nodes: &nodes,
-        done: HashMap::new(),
+        done: HashMap::with_capacity(nodes.len()),
         on_path: HashSet::new(),
     };
-    let keys: Vec<String> = nodes.keys().cloned().collect();
-    for key in keys {
-        hasher.hash(&key);
+    for key in nodes.keys() {
+        hasher.hash(key);
     }
     hasher.done
 }
 
-/// A definition or helper to hash.
-struct Node<'a> {
-    /// Its hash form, or why there is none.
-    form: Result<&'a HashForm, String>,
-    /// The module it resolves names in.
-    module: String,
-    /// The callees its sidecar records: such a name is never taken for a builtin.
-    callees: Vec<&'a str>,
-}
-
 struct Hasher<'a> {
     db: &'a dyn salsa::Database,
-    nodes: &'a HashMap<String, Node<'a>>,
+    nodes: &'a HashMap<&'a str, Result<&'a Prepared, &'a String>>,
     done: HashMap<String, Result<String, String>>,
     on_path: HashSet<String>,
-}
-
-/// What a free name refers to.
-enum Referent {
-    /// A node of the graph: a lowered definition or a helper.
-    Node {
-        key: String,
-        helper: bool,
-    },
-    Builtin,
-    Unresolved(String),
-}
-
-/// Resolves the free names of `form` (in `module`) the way trellis's renamer does: a
-/// `_name` is the module's helper; a name the root defines is that definition; anything
-/// else is a builtin.
-fn referents(db: &dyn salsa::Database, form: &HashForm, module: &str) -> Vec<(String, Referent)> {
-    let index = def_index(db);
-    // Resolution starts from the module, as from any definition in it.
-    let from = if module.is_empty() {
-        "_".to_owned()
-    } else {
-        format!("{module}/_")
-    };
-    let mut out = Vec::new();
-    for name in &form.names {
-        let referent = if name.starts_with('_') {
-            Referent::Node {
-                key: helper_key(module, name),
-                helper: true,
-            }
-        } else {
-            match index.resolve(&from, name) {
-                Resolution::Found(path) => Referent::Node {
-                    key: path,
-                    helper: false,
-                },
-                Resolution::Missing => Referent::Builtin,
-                Resolution::Ambiguous(many) => Referent::Unresolved(format!(
-                    "`{name}` is defined in several modules ({})",
-                    many.join(", ")
-                )),
-            }
-        };
-        out.push((name.clone(), referent));
-    }
-    for name in &form.qualified {
-        let path = name.replace("::", "/");
-        let referent = match index.resolve(&from, &path) {
-            Resolution::Found(path) => Referent::Node {
-                key: path,
-                helper: false,
-            },
-            _ => Referent::Unresolved(format!("`{name}` names no definition")),
-        };
-        out.push((name.clone(), referent));
-    }
-    for name in &form.type_functions {
-        out.push((name.clone(), Referent::Builtin));
-    }
-    out
-}
-
-/// The type edges of `form`: user types by their `formal` hash.
-fn type_edges(db: &dyn salsa::Database, form: &HashForm) -> Vec<(String, String)> {
-    let types = user_types(db);
-    form.types
-        .iter()
-        .filter_map(|t| types.get(t).map(|formal| (t.clone(), formal.clone())))
-        .collect()
 }
 
 impl Hasher<'_> {
@@ -358,8 +389,12 @@ impl Hasher<'_> {
             if self.done.contains_key(&key) {
                 continue;
             }
-            let node = match self.nodes.get(&key) {
-                Some(node) => node,
+            let node = match self.nodes.get(key.as_str()) {
+                Some(Ok(node)) => *node,
+                Some(Err(why)) => {
+                    self.done.insert(key, Err((*why).clone()));
+                    continue;
+                }
                 None => {
                     let why = match key.strip_prefix("private:") {
                         Some(helper) => format!("no private helper {helper}"),
@@ -369,22 +404,13 @@ impl Hasher<'_> {
                     continue;
                 }
             };
-            let form = match &node.form {
-                Ok(form) => *form,
-                Err(why) => {
-                    self.done.insert(key, Err(why.clone()));
-                    continue;
-                }
-            };
             if !expanded {
                 self.on_path.insert(key.clone());
+                // Below its callees: popped once they are done.
                 stack.push((key, true));
-                for (_, referent) in referents(self.db, form, &node.module) {
-                    if let Referent::Node { key: callee, .. } = referent
-                        && !self.done.contains_key(&callee)
-                        && !self.on_path.contains(&callee)
-                    {
-                        stack.push((callee, false));
+                for dep in &node.deps {
+                    if !self.done.contains_key(&dep.key) && !self.on_path.contains(&dep.key) {
+                        stack.push((dep.key.clone(), false));
                     }
                 }
                 continue;
@@ -397,8 +423,9 @@ impl Hasher<'_> {
                      cannot order them"
                 )),
             };
-            let resolved = resolve_edges(self.db, form, &node.module, &node.callees, hash_of);
-            let result = resolved.map(|r| soil_hash(&form.text, &r.edges).to_string());
+            let result = node
+                .resolve(hash_of)
+                .map(|r| soil_hash(&node.form(self.db).text, &r.edges).to_string());
             self.on_path.remove(&key);
             self.done.insert(key, result);
         }
@@ -443,9 +470,6 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
     let Some(lowering) = &sidecar.lowering else {
         return Verdict::Agrees;
     };
-    let Some(forms) = own_forms(db, def) else {
-        return Verdict::Agrees; // soil-missing says so
-    };
     let path = def.path(db);
     let reason = |flag, current: Option<String>, detail: String| Reason {
         flag,
@@ -454,27 +478,13 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
         current,
         detail,
     };
-    let form = match forms {
-        Err(e) => {
-            return Verdict::Drift(reason(
-                Flag::SoilDrift,
-                None,
-                format!("the .soil cannot be hashed: {e}"),
-            ));
+    let prepared = match prepared(db, def) {
+        None => return Verdict::Agrees, // no `.soil`: soil-missing says so
+        Some(Err(why)) => {
+            let detail = format!("the .soil cannot be hashed: {why}");
+            return Verdict::Drift(reason(Flag::SoilDrift, None, detail));
         }
-        Ok(forms) => {
-            let name = def_name(db, def);
-            match forms.iter().find(|f| f.name == name) {
-                Some(form) => form,
-                None => {
-                    return Verdict::Drift(reason(
-                        Flag::SoilDrift,
-                        None,
-                        format!("{path}.soil defines no `{name}`"),
-                    ));
-                }
-            }
-        }
+        Some(Ok(prepared)) => prepared,
     };
     // A hash that cannot be computed (a callee without a `.soil`, a cycle trellis would
     // refuse) judges nothing: the recorded edges are still compared with the callees'
@@ -488,12 +498,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
     // The definition's own text, with the edges the sidecar recorded for callees and
     // helpers and the current ones for builtins and types (which move only with the
     // toolchain or a type's spec).
-    let mut edges = type_edges(db, form);
-    for (name, referent) in referents(db, form, module_of(path)) {
-        if let Referent::Builtin = referent {
-            edges.push((name, BUILTIN_REFERENT.to_owned()));
-        }
-    }
+    let mut edges = prepared.fixed.clone();
     edges.extend(
         lowering
             .calls
@@ -501,6 +506,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
             .chain(&lowering.private_helpers)
             .map(|c| (c.name.clone(), c.hash.clone())),
     );
+    let form = prepared.form(db);
     let own = soil_hash(&form.text, &edges).to_string();
     let current = Some(computed.clone());
     if own != lowering.soil_hash {
@@ -520,7 +526,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
                 .find(|c| c.name == name)
                 .map(|c| c.hash.as_str())
         };
-        let now = current_edges(db, def, form);
+        let now = current_edges(db, prepared);
         let moved = now
             .iter()
             .flat_map(|r| r.calls.iter().chain(&r.helpers))
@@ -540,21 +546,17 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
     }
 }
 
-/// The edges of a definition's `form` as the files give them now, from the computed
-/// hashes of the root.
-fn current_edges(db: &dyn salsa::Database, def: Definition, form: &HashForm) -> Option<Resolved> {
+/// The edges of a prepared node as the files give them now, from the computed hashes of
+/// the root.
+fn current_edges(db: &dyn salsa::Database, prepared: &Prepared) -> Option<Resolved> {
     let hashes = computed_soil_hashes(db);
-    let callees: Vec<&str> = sidecar_of(db, def)
-        .and_then(|s| s.lowering.as_ref())
-        .map(|l| l.calls.iter().map(|c| c.name.as_str()).collect())
-        .unwrap_or_default();
     let hash_of = |key: &str| {
         hashes
             .get(key)
             .cloned()
             .unwrap_or_else(|| Err(key.to_owned()))
     };
-    resolve_edges(db, form, module_of(def.path(db)), &callees, hash_of).ok()
+    prepared.resolve(hash_of).ok()
 }
 
 /// The lowering `refresh` records for a definition whose `.soil` moved: the computed hash
@@ -567,13 +569,7 @@ pub fn re_anchored(db: &dyn salsa::Database, def: Definition) -> Option<super::s
         return None;
     }
     let computed = computed_soil_hash(db, def)?;
-    let name = def_name(db, def);
-    let form = own_forms(db, def)?
-        .as_ref()
-        .ok()?
-        .iter()
-        .find(|f| f.name == name)?;
-    let edges = current_edges(db, def, form)?;
+    let edges = current_edges(db, prepared(db, def).as_ref()?.as_ref().ok()?)?;
     let mut next = lowering.clone();
     next.soil_hash = computed;
     next.calls = edges.calls;
