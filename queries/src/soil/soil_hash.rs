@@ -150,8 +150,11 @@ fn helper_key(module: &str, name: &str) -> String {
 /// one root-wide query is left only the hashing in callee order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Prepared {
-    /// Which form of which file it hashes.
-    source: Source,
+    /// Its node key: the definition's path, or the helper's key.
+    key: String,
+    /// The hash form's text. A copy, so that the root-wide query reads one value per
+    /// definition (each read is a dependency salsa records).
+    text: String,
     /// Builtin and user-type edges, which need no other node.
     fixed: Vec<(String, String)>,
     /// The nodes it names: callees and helpers.
@@ -159,12 +162,6 @@ pub struct Prepared {
     /// Why it cannot be hashed whatever its callees' hashes (a name defined twice, a
     /// recorded callee that resolves nowhere, a file that does not parse).
     error: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Source {
-    Own(Definition, usize),
-    Private(PrivateFile, usize),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -176,16 +173,6 @@ struct Dep {
 }
 
 impl Prepared {
-    fn form<'db>(&self, db: &'db dyn salsa::Database) -> &'db HashForm {
-        match self.source {
-            Source::Own(def, i) => &own_forms(db, def)
-                .expect("prepared from it")
-                .as_ref()
-                .expect("parsed")[i],
-            Source::Private(file, i) => &private_forms(db, file).as_ref().expect("parsed")[i],
-        }
-    }
-
     /// The edges, each node named by its hash from `hash_of`.
     fn resolve(
         &self,
@@ -230,7 +217,7 @@ struct Resolved {
 /// module's helper, a name the root defines is that definition, anything else a builtin.
 fn prepare(
     db: &dyn salsa::Database,
-    source: Source,
+    key: String,
     form: &HashForm,
     module: &str,
     callees: &[&str],
@@ -244,7 +231,8 @@ fn prepare(
     };
     let types = user_types(db);
     let mut out = Prepared {
-        source,
+        key,
+        text: form.text.clone(),
         fixed: form
             .types
             .iter()
@@ -314,10 +302,9 @@ pub fn prepared(db: &dyn salsa::Database, def: Definition) -> Option<Result<Prep
         .and_then(|s| s.lowering.as_ref())
         .map(|l| l.calls.iter().map(|c| c.name.as_str()).collect())
         .unwrap_or_default();
-    let source = Source::Own(def, i);
     Some(Ok(prepare(
         db,
-        source,
+        path.clone(),
         &forms[i],
         module_of(path),
         &callees,
@@ -327,18 +314,14 @@ pub fn prepared(db: &dyn salsa::Database, def: Definition) -> Option<Result<Prep
 /// A module's helpers prepared for hashing, by helper key; none when the file does not
 /// parse (their users then name them missing, and `check` names the file).
 #[salsa::tracked(returns(ref))]
-pub fn prepared_helpers(db: &dyn salsa::Database, file: PrivateFile) -> Vec<(String, Prepared)> {
+pub fn prepared_helpers(db: &dyn salsa::Database, file: PrivateFile) -> Vec<Prepared> {
     let module = file.module(db);
     let Ok(forms) = private_forms(db, file) else {
         return Vec::new();
     };
     forms
         .iter()
-        .enumerate()
-        .map(|(i, form)| {
-            let prepared = prepare(db, Source::Private(file, i), form, module, &[]);
-            (helper_key(module, &form.name), prepared)
-        })
+        .map(|form| prepare(db, helper_key(module, &form.name), form, module, &[]))
         .collect()
 }
 
@@ -349,18 +332,24 @@ pub fn prepared_helpers(db: &dyn salsa::Database, file: PrivateFile) -> Vec<(Str
 pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<String, String>> {
     let project = Project::get(db);
     let mut nodes: HashMap<&str, Result<&Prepared, &String>> = HashMap::new();
+    let mut unhashable: HashMap<String, Result<String, String>> = HashMap::new();
     for &def in project.definitions(db) {
-        if let Some(prepared) = prepared(db, def) {
-            nodes.insert(def.path(db).as_str(), prepared.as_ref());
+        match prepared(db, def) {
+            Some(Ok(prepared)) => {
+                nodes.insert(prepared.key.as_str(), Ok(prepared));
+            }
+            Some(Err(why)) => {
+                unhashable.insert(def.path(db).clone(), Err(why.clone()));
+            }
+            None => {}
         }
     }
     for &file in project.private_files(db) {
-        for (key, prepared) in prepared_helpers(db, file) {
-            nodes.insert(key.as_str(), Ok(prepared));
+        for prepared in prepared_helpers(db, file) {
+            nodes.insert(prepared.key.as_str(), Ok(prepared));
         }
     }
     let mut hasher = Hasher {
-        db,
         nodes: &nodes,
         done: HashMap::with_capacity(nodes.len()),
         on_path: HashSet::new(),
@@ -368,17 +357,42 @@ pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<
     for key in nodes.keys() {
         hasher.hash(key);
     }
-    hasher.done
+    let mut done = hasher.done;
+    done.extend(unhashable);
+    done
 }
 
 struct Hasher<'a> {
-    db: &'a dyn salsa::Database,
     nodes: &'a HashMap<&'a str, Result<&'a Prepared, &'a String>>,
     done: HashMap<String, Result<String, String>>,
     on_path: HashSet<String>,
 }
 
 impl Hasher<'_> {
+    /// One node's hash, its callees' hashes done (the edges borrowed, not built: this runs
+    /// once per definition of the root, serially).
+    fn hash_one(&self, key: &str, node: &Prepared) -> Result<String, String> {
+        if let Some(why) = &node.error {
+            return Err(why.clone());
+        }
+        let mut edges: Vec<(&str, &str)> = Vec::with_capacity(node.fixed.len() + node.deps.len());
+        edges.extend(node.fixed.iter().map(|(n, r)| (n.as_str(), r.as_str())));
+        for dep in &node.deps {
+            match self.done.get(&dep.key) {
+                Some(Ok(hash)) => edges.push((&dep.name, hash)),
+                Some(Err(why)) => return Err(why.clone()),
+                None => {
+                    return Err(format!(
+                        "{key} and {} call each other: trellis hashes callees first and \
+                         cannot order them",
+                        dep.key
+                    ));
+                }
+            }
+        }
+        Ok(soil_hash(&node.text, &edges).to_string())
+    }
+
     /// Hashes `root` and everything below it, callees first. Depth-first with a stack of
     /// its own: a chain of callees is as deep as a root's call graph, too deep for the
     /// thread's stack on a large root. A node is on the current path from when it is
@@ -415,17 +429,7 @@ impl Hasher<'_> {
                 }
                 continue;
             }
-            let done = &self.done;
-            let hash_of = |callee: &str| match done.get(callee) {
-                Some(result) => result.clone(),
-                None => Err(format!(
-                    "{key} and {callee} call each other: trellis hashes callees first and \
-                     cannot order them"
-                )),
-            };
-            let result = node
-                .resolve(hash_of)
-                .map(|r| soil_hash(&node.form(self.db).text, &r.edges).to_string());
+            let result = self.hash_one(&key, node);
             self.on_path.remove(&key);
             self.done.insert(key, result);
         }
@@ -506,8 +510,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
             .chain(&lowering.private_helpers)
             .map(|c| (c.name.clone(), c.hash.clone())),
     );
-    let form = prepared.form(db);
-    let own = soil_hash(&form.text, &edges).to_string();
+    let own = soil_hash(&prepared.text, &edges).to_string();
     let current = Some(computed.clone());
     if own != lowering.soil_hash {
         Verdict::Drift(reason(

@@ -85,9 +85,10 @@ pub fn hash_form(def: &Def) -> HashForm {
 /// its `soil_hash`, a private helper by its own `soil_hash`, a user type by its `formal`
 /// hash, a builtin by [`BUILTIN_REFERENT`]. The references are sorted by name, so their
 /// order does not matter.
-pub fn soil_hash(text: &str, refs: &[(String, String)]) -> ContentHash {
-    let mut sorted: Vec<&(String, String)> = refs.iter().collect();
-    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+pub fn soil_hash<N: AsRef<str>, R: AsRef<str>>(text: &str, refs: &[(N, R)]) -> ContentHash {
+    let mut sorted: Vec<(&str, &str)> =
+        refs.iter().map(|(n, r)| (n.as_ref(), r.as_ref())).collect();
+    sorted.sort_unstable();
     let mut edges = String::new();
     for (name, referent) in sorted {
         edges.push_str(name);
