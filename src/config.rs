@@ -118,7 +118,7 @@ impl std::error::Error for ConfigError {}
 /// Reads and checks a config file. The language may still be missing: see
 /// [`Config::with_language_override`].
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::fsutil::read_regular_to_string(path)
         .map_err(|e| ConfigError::at(path, None, format!("cannot read the config: {e}")))?;
     parse(&text, path)
 }

@@ -5,12 +5,86 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 
+/// Opens `path` for reading if it is a regular file (symlinks followed), and refuses
+/// anything else — a FIFO, a device, a socket, a directory — with an error that says what
+/// it is. Never blocks: the file is opened non-blocking (opening a FIFO would otherwise
+/// wait for a writer) and checked on the open descriptor, so a file swapped between a
+/// check and the open cannot slip through; a regular file reads the same either way.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    #[cfg(unix)]
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt;
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)?
+    };
+    #[cfg(not(unix))]
+    let file = File::open(path)?;
+    let kind = file.metadata()?.file_type();
+    if kind.is_file() {
+        Ok(file)
+    } else {
+        Err(not_regular(&kind))
+    }
+}
+
+/// The error for a file that is not a regular file, naming what it is.
+pub fn not_regular(kind: &fs::FileType) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("not a regular file ({}); not read", kind_name(kind)),
+    )
+}
+
+/// What a non-regular file is, in words.
+pub fn kind_name(kind: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symlink"
+    } else {
+        "not a file"
+    }
+}
+
+/// The whole content of the regular file at `path` ([`open_regular`]), read until the
+/// end: a short read is not taken for the end of the file.
+pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = open_regular(path)?;
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut file, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read_regular`] as UTF-8 text.
+pub fn read_regular_to_string(path: &Path) -> io::Result<String> {
+    String::from_utf8(read_regular(path)?)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
+}
+
 /// Writes `bytes` to `path` unless the file already holds exactly those bytes. Returns
 /// whether it wrote. The new content goes to a temporary file in the same directory, is
 /// synced, then renamed over the target, so a crash leaves either the old or the new file,
 /// never half of one. The target's permissions are kept.
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
-    match fs::read(path) {
+    match read_regular(path) {
         Ok(existing) if existing == bytes => return Ok(false),
         Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}

@@ -259,7 +259,7 @@ impl<'a, V: Deserialize<'a>> SortedEntries<'a, V> {
 /// [`load`] without decoding the body: the envelope is checked, the rest kept as bytes.
 pub fn load_body(dir: &Path, name: &str, engine: &str, shown: &str) -> Loaded<Body> {
     let path = dir.join(name);
-    let Ok(bytes) = fs::read(&path) else {
+    let Ok(bytes) = crate::fsutil::read_regular(&path) else {
         return Loaded::Missing;
     };
     let written = fs::metadata(&path)

@@ -125,7 +125,7 @@ fn scan_one(
 /// it reads a file of known size). That spares a system call per file. A file that grew
 /// since the stat is read on to its end; one that shrank gives what it holds.
 fn read_file(path: &std::path::Path, stat: Option<Stat>) -> std::io::Result<(Vec<u8>, Stat)> {
-    let mut file = fs::File::open(path)?;
+    let mut file = crate::fsutil::open_regular(path)?;
     let stat = match stat {
         Some(stat) => stat,
         None => Stat::of(&file.metadata()?),
@@ -135,10 +135,9 @@ fn read_file(path: &std::path::Path, stat: Option<Stat>) -> std::io::Result<(Vec
         match read_spare(&mut file, &mut bytes) {
             Ok(0) => break,
             Ok(_) => {
-                if bytes.len() < bytes.capacity() {
-                    break;
+                if bytes.len() == bytes.capacity() {
+                    bytes.reserve(bytes.len());
                 }
-                bytes.reserve(bytes.len());
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
@@ -380,7 +379,7 @@ pub fn audit(
                         let source = match scanned.source.take() {
                             Some(s) => s,
                             None => Source::new(
-                                fs::read(ws.root.join(&path))
+                                crate::fsutil::read_regular(&ws.root.join(&path))
                                     .map_err(|e| Failure::new(format!("{path}: {e}")))?,
                             ),
                         };

@@ -54,7 +54,7 @@ pub fn run(
                 continue;
             }
             let abs = ws.root.join(path);
-            let bytes = std::fs::read(&abs)
+            let bytes = crate::fsutil::read_regular(&abs)
                 .map_err(|e| Failure::new(format!("{path}: cannot read for the fix: {e}")))?;
             // The findings describe the bytes that were audited; a file changed since is
             // left alone rather than patched blindly.

@@ -350,7 +350,7 @@ pub(super) fn entry_problems(ws: &Workspace, rel: &str, entry: &Entry) -> Vec<Pr
         message,
         in_scope: true,
     };
-    let text = match std::fs::read(ws.root.join(rel)) {
+    let text = match crate::fsutil::read_regular(&ws.root.join(rel)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let message = "no such file (the entry is kept; `lockfile invalidate` removes it)";
             return vec![problem("fileMissing", None, None, message.to_owned())];
@@ -411,7 +411,7 @@ pub(super) fn entry_problems(ws: &Workspace, rel: &str, entry: &Entry) -> Vec<Pr
 /// the merge, readable, for a person to finish).
 pub fn merge(base: &Path, ours: &Path, theirs: &Path) -> Result<Outcome, Failure> {
     let read = |path: &Path| -> Result<Lockfile, Failure> {
-        let text = fs::read_to_string(path)
+        let text = crate::fsutil::read_regular_to_string(path)
             .map_err(|e| Failure::new(format!("{}: {e}", path.display())))?;
         // Git hands an empty base when the lockfile is new on both sides.
         if text.trim().is_empty() {

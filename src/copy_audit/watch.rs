@@ -72,8 +72,8 @@ impl Session {
         let contents: Vec<(String, Vec<u8>)> = paths
             .into_par_iter()
             .map(|p| {
-                let bytes =
-                    fs::read(ws.root.join(&p)).map_err(|e| Failure::new(format!("{p}: {e}")))?;
+                let bytes = crate::fsutil::read_regular(&ws.root.join(&p))
+                    .map_err(|e| Failure::new(format!("{p}: {e}")))?;
                 Ok((p, bytes))
             })
             .collect::<Result<_, Failure>>()?;
@@ -163,7 +163,7 @@ impl Session {
             if !self.matcher.is_included(&rel) {
                 continue;
             }
-            match fs::read(abs) {
+            match crate::fsutil::read_regular(abs) {
                 Ok(bytes) => match self.files.get(&rel) {
                     Some(t) if t.hash == ContentHash::of(&bytes) => {}
                     Some(t) => {

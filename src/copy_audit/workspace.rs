@@ -66,7 +66,7 @@ impl Workspace {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(empty_lockfile()),
             Err(e) => return Err(Failure::new(format!("{}: {e}", self.lock_display()))),
         }
-        let bytes = fs::read(&self.lock_path)
+        let bytes = crate::fsutil::read_regular(&self.lock_path)
             .map_err(|e| Failure::new(format!("{}: {e}", self.lock_display())))?;
         let text = String::from_utf8(bytes).map_err(|e| {
             Failure::new(format!(
@@ -114,17 +114,31 @@ impl Workspace {
             }
             let meta = if entry.file_type.is_symlink() {
                 let path = entry.path();
-                if self.resolve_inside(&path).is_none() {
-                    return Some(Seen::Skipped(format!(
-                        "{rel}: symlink leads outside the root; skipped"
-                    )));
-                }
                 // The stat of what the link leads to: that is what gets read (and the
                 // walk must know it is a file).
                 match fs::metadata(&path) {
+                    Ok(_) if self.resolve_inside(&path).is_none() => {
+                        return Some(Seen::Skipped(format!(
+                            "{rel}: symlink leads outside the root; skipped"
+                        )));
+                    }
                     Ok(m) if m.is_file() => Some(m),
-                    _ => return None,
+                    Ok(m) => {
+                        let kind = crate::fsutil::kind_name(&m.file_type());
+                        return Some(Seen::Skipped(format!(
+                            "{rel}: symlink to {kind}, not a regular file; skipped"
+                        )));
+                    }
+                    Err(_) => {
+                        return Some(Seen::Skipped(format!("{rel}: symlink to nothing; skipped")));
+                    }
                 }
+            } else if !entry.file_type.is_file() {
+                // A FIFO would block the read, a device never end it.
+                let kind = crate::fsutil::kind_name(&entry.file_type);
+                return Some(Seen::Skipped(format!(
+                    "{rel}: {kind}, not a regular file; skipped"
+                )));
             } else if stat {
                 match entry.metadata() {
                     Ok(m) => Some(m),
@@ -152,8 +166,14 @@ impl Workspace {
             return Err(Failure::new(first));
         }
         skipped.sort();
+        // A run that walks twice (`--fix` audits again after fixing) warns once.
+        static WARNED: std::sync::Mutex<std::collections::BTreeSet<String>> =
+            std::sync::Mutex::new(std::collections::BTreeSet::new());
+        let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
         for warning in skipped {
-            eprintln!("warning: {warning}");
+            if warned.insert(warning.clone()) {
+                eprintln!("warning: {warning}");
+            }
         }
         files.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         Ok(files)
@@ -162,8 +182,8 @@ impl Workspace {
     /// A root-relative file as text; an unreadable or non-UTF-8 file is a failure naming
     /// it (and the byte where the UTF-8 breaks).
     pub fn read_text(&self, rel: &str) -> Result<String, Failure> {
-        let bytes =
-            fs::read(self.root.join(rel)).map_err(|e| Failure::new(format!("{rel}: {e}")))?;
+        let bytes = crate::fsutil::read_regular(&self.root.join(rel))
+            .map_err(|e| Failure::new(format!("{rel}: {e}")))?;
         String::from_utf8(bytes).map_err(|e| {
             Failure::new(format!(
                 "{rel}: invalid UTF-8 at byte {}",
@@ -207,7 +227,7 @@ fn read_canonical(path: &Path) -> io::Result<Option<Lockfile>> {
     use lockgraph_queries::copy::lockfile::layout::{self, ENTRY_START, FILES_CLOSE, FILES_OPEN};
     /// Text read per chunk: a few milliseconds of parsing.
     const CHUNK: usize = 8 << 20;
-    let mut file = fs::File::open(path)?;
+    let mut file = crate::fsutil::open_regular(path)?;
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + (CHUNK >> 2));
     let mut eof = false;
     let mut fill = |buf: &mut Vec<u8>, want: usize| -> io::Result<bool> {

@@ -118,7 +118,7 @@ pub fn take_in<T>(
         Some((recorded, _)) => recorded == stat,
         None => false,
     };
-    match fs::read(path) {
+    match crate::fsutil::read_regular(path) {
         Ok(bytes) => Ok((Taken::Bytes(bytes), Seen::Read { stat, racy })),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             Ok((Taken::Absent, if had { Seen::Gone } else { Seen::Absent }))

@@ -312,7 +312,7 @@ fn manifest(root: &Root, check: bool) -> Result<bool, Failure> {
     ));
     let file = root.dir.join(root::MANIFEST);
     if check {
-        let current = std::fs::read(&file).unwrap_or_default();
+        let current = crate::fsutil::read_regular(&file).unwrap_or_default();
         if current != text.as_bytes() {
             println!(
                 "{} is out of date; run `soil-lock manifest`",

@@ -5,6 +5,7 @@
 use super::Failure;
 use super::cache::{self, Cached, Seen, SoilCache, Taken};
 use super::walk;
+use crate::fsutil::read_regular;
 use crate::statcache::Stat;
 use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
@@ -107,7 +108,7 @@ impl Root {
         // Absolute, so file events (which carry absolute paths) map back to identities.
         let dir = fs::canonicalize(&dir).unwrap_or(dir);
         let toml_path = dir.join("soil.toml");
-        let text = fs::read_to_string(&toml_path)
+        let text = crate::fsutil::read_regular_to_string(&toml_path)
             .map_err(|e| Failure::new(format!("{}: {e}", toml_path.display())))?;
         let toml: SoilToml = toml::from_str(&text).map_err(|e| {
             let at = e
@@ -188,7 +189,7 @@ impl Root {
                 };
                 let (hash, seen) = match (file, cache) {
                     (None, _) => (None, None),
-                    (Some(f), None) => (fs::read(f).ok().map(|b| oracle_digest(&b)), None),
+                    (Some(f), None) => (read_external(&f).map(|b| oracle_digest(&b)), None),
                     (Some(f), Some(cache)) => hash_through(cache, &f),
                 };
                 (key, hash, seen)
@@ -281,9 +282,9 @@ fn hash_through(cache: &SoilCache, file: &Path) -> (Option<ContentHash>, Option<
     let path = file.to_string_lossy().into_owned();
     let (hash, known) = match cache.known_external(&path, &stat) {
         Some(h) => (h, true),
-        None => match fs::read(file) {
-            Ok(bytes) => (oracle_digest(&bytes), false),
-            Err(_) => return (None, None),
+        None => match read_external(file) {
+            Some(bytes) => (oracle_digest(&bytes), false),
+            None => return (None, None),
         },
     };
     let external = External {
@@ -293,6 +294,20 @@ fn hash_through(cache: &SoilCache, file: &Path) -> (Option<ContentHash>, Option<
         known,
     };
     (Some(hash), Some(external))
+}
+
+/// An oracle's file, `None` when it cannot be read (then its users are `stale-oracle`); a
+/// file that is not a regular one is not opened, and said so.
+fn read_external(file: &Path) -> Option<Vec<u8>> {
+    match read_regular(file) {
+        Ok(bytes) => Some(bytes),
+        Err(e) => {
+            if e.kind() == std::io::ErrorKind::InvalidInput {
+                eprintln!("warning: {}: {e}", file.display());
+            }
+            None
+        }
+    }
 }
 
 /// The executable a CLI oracle runs: its first word, relative to the root if it has a
@@ -391,7 +406,7 @@ fn take_in_definitions(
 
 /// The bytes of `path`, `None` if it is gone.
 fn read_if_present(path: &Path) -> Result<Option<Vec<u8>>, Failure> {
-    match fs::read(path) {
+    match read_regular(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Failure::new(format!("{}: {e}", path.display()))),
@@ -426,7 +441,7 @@ fn take<T>(
         };
         return cache::take_in(&path, stat, kept, written_ns).map_err(fail);
     }
-    match fs::read(&path) {
+    match read_regular(&path) {
         Ok(b) => Ok((Taken::Bytes(b), Seen::Absent)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Taken::Absent, Seen::Absent)),
         Err(e) => Err(fail(e)),

@@ -97,13 +97,30 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
             }
             continue;
         }
-        if !kind.is_file() || (rel.is_empty() && name == manifest) {
+        if rel.is_empty() && name == manifest {
             continue;
         }
         let Some((stem, ext)) = name.rsplit_once('.') else {
             continue;
         };
         if !matches!(ext, "tr" | "lock" | "soil" | "trp") {
+            continue;
+        }
+        // Symlinks are not followed; anything else that is not a regular file is never
+        // opened (a FIFO would block the read, a device never end it). A sidecar that
+        // cannot be read is an error, as an unreadable one is.
+        if !kind.is_file() {
+            if !kind.is_symlink() {
+                let what = crate::fsutil::kind_name(&kind);
+                let shown = join(name);
+                if ext == "lock" {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("{shown}: {what}, not a regular file; a sidecar must be one"),
+                    ));
+                }
+                eprintln!("warning: {shown}: {what}, not a regular file; skipped");
+            }
             continue;
         }
         let listed = here.entry(stem.to_string()).or_insert_with(|| Listed {

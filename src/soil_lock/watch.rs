@@ -10,7 +10,6 @@ use lockgraph_queries::soil::engine::{self, Definition, Project};
 use lockgraph_queries::soil::status::{Flag, Ladder};
 use salsa::Setter;
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -82,7 +81,7 @@ impl Session {
                 self.root.reload_private(module)?;
                 continue;
             }
-            let bytes = fs::read(abs).ok();
+            let bytes = crate::fsutil::read_regular(abs).ok();
             let Some(def) = engine::def_index(&self.root.db).get(&stem) else {
                 new_defs |= bytes.is_some() && ext != "soil";
                 continue;
