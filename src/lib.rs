@@ -20,6 +20,7 @@ pub mod config;
 pub mod copy_audit;
 pub mod fsutil;
 pub mod memory;
+pub mod output;
 pub mod progress;
 pub mod soil_lock;
 pub mod statcache;

@@ -29,6 +29,7 @@ pub enum Outcome {
 }
 
 pub fn main() -> ExitCode {
+    crate::output::guard();
     let cli = Cli::parse();
     match run(cli) {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

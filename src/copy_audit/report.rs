@@ -265,11 +265,11 @@ impl<'a> AuditReport<'a> {
 /// which should never exist in memory as one string.
 pub fn print_json<T: Serialize>(value: &T) {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    // A closed pipe (`| head`) is not an error worth a panic.
-    if serde_json::to_writer_pretty(&mut out, value).is_ok() {
-        let _ = writeln!(out);
-        let _ = out.flush();
-    }
+    serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush())
+        .unwrap_or_else(|e| crate::output::failed(&e));
 }
 
 /// The JSON report, byte for byte what [`print_json`] makes of an [`AuditReport`], with
@@ -432,8 +432,9 @@ impl serde_json::ser::Formatter for Indented {
 
 pub fn print_audit(ws: &Workspace, summary: &AuditReport, audit: &Audit, format: OutputFormat) {
     match format {
-        // A closed pipe (`| head`) is not an error worth a panic.
-        OutputFormat::Json => drop(print_audit_json(summary, audit)),
+        OutputFormat::Json => {
+            print_audit_json(summary, audit).unwrap_or_else(|e| crate::output::failed(&e))
+        }
         OutputFormat::Github => print_github(summary),
         OutputFormat::Sarif => super::sarif::print(ws, summary, audit),
         OutputFormat::Human => print_human(ws, summary, audit),
@@ -448,7 +449,7 @@ fn print_github(audit: &AuditReport) {
             "warning" => "warning",
             _ => "notice",
         };
-        let _ = writeln!(
+        writeln!(
             out,
             "::{level} file={},line={},col={},title={}::{}",
             escape_property(f.relative_path),
@@ -456,16 +457,18 @@ fn print_github(audit: &AuditReport) {
             f.column,
             escape_property(f.rule_id),
             escape_data(f.message)
-        );
+        )
+        .unwrap_or_else(|e| crate::output::failed(&e));
     }
     for e in &audit.problems.file_errors {
-        let _ = writeln!(
+        writeln!(
             out,
             "::error file={},line={}::{}",
             escape_property(&e.relative_path),
             e.line.unwrap_or(1),
             escape_data(&e.message)
-        );
+        )
+        .unwrap_or_else(|e| crate::output::failed(&e));
     }
 }
 
@@ -493,26 +496,29 @@ fn print_human(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
                 .line_col
                 .map(|lc| format!(":{}:{}", lc.line, lc.column))
                 .unwrap_or_default();
-            let _ = writeln!(out, "error: {path}{at}: {}", e.message);
+            writeln!(out, "error: {path}{at}: {}", e.message)
+                .unwrap_or_else(|e| crate::output::failed(&e));
         }
         if report.findings.is_empty() {
             continue;
         }
         if !report.state.has_usable_spans() {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "note: {path}: no fresh lockfile entry; its findings use provisional \
                  structural spans (segment it: copy-audit segment {path})"
-            );
+            )
+            .unwrap_or_else(|e| crate::output::failed(&e));
         }
         // Only files with findings are read again, and only for human output.
         let text = ws.read_text(path).unwrap_or_default();
         let index = LineIndex::new(&text);
         for f in &report.findings {
-            let _ = writeln!(out, "{}", render_finding(&renderer, path, &text, &index, f));
+            writeln!(out, "{}", render_finding(&renderer, path, &text, &index, f))
+                .unwrap_or_else(|e| crate::output::failed(&e));
         }
     }
-    let _ = writeln!(out, "{}", summary_text(summary));
+    writeln!(out, "{}", summary_text(summary)).unwrap_or_else(|e| crate::output::failed(&e));
 }
 
 fn render_finding(
@@ -617,13 +623,14 @@ pub fn print_unsegmented(report: &UnsegmentedReport, format: OutputFormat) {
     }
     let mut out = std::io::stdout().lock();
     for u in &report.unsegmented {
-        let _ = writeln!(out, "{:<8} {}", u.reason, u.path);
+        writeln!(out, "{:<8} {}", u.reason, u.path).unwrap_or_else(|e| crate::output::failed(&e));
     }
-    let _ = writeln!(
+    writeln!(
         out,
         "{} of {} files need segmentation",
         report.unsegmented_count, report.total_files
-    );
+    )
+    .unwrap_or_else(|e| crate::output::failed(&e));
 }
 
 #[cfg(test)]

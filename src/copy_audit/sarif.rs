@@ -22,11 +22,11 @@ pub fn print(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
     };
     let log = log(ws, summary, audit, &rules);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    // A closed pipe (`| head`) is not an error worth a panic.
-    if serde_json::to_writer_pretty(&mut out, &log).is_ok() {
-        let _ = writeln!(out);
-        let _ = out.flush();
-    }
+    serde_json::to_writer_pretty(&mut out, &log)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush())
+        .unwrap_or_else(|e| crate::output::failed(&e));
 }
 
 fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Rule>]) -> Value {

@@ -22,6 +22,7 @@ use std::process::ExitCode;
 pub use crate::Failure;
 
 pub fn main() -> ExitCode {
+    crate::output::guard();
     let cli = Cli::parse();
     match run(cli) {
         Ok(true) => ExitCode::SUCCESS,
@@ -86,9 +87,9 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
                 GraphFormat::Mermaid => render::mermaid(root, &g),
                 GraphFormat::Json => render::graph_json(root, &g),
             };
-            // A closed pipe (`| head`) is not an error worth a panic.
             let mut out = std::io::stdout().lock();
-            let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+            std::io::Write::write_all(&mut out, text.as_bytes())
+                .unwrap_or_else(|e| crate::output::failed(&e));
             Ok(true)
         }
         Command::Impact {

@@ -99,11 +99,11 @@ fn def_json(root: &Root, def: Definition) -> DefJson {
 pub fn status(root: &Root, defs: &[Definition], json: bool) {
     if json {
         let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        // A write error (a closed pipe) just ends the output.
-        let _ = serde_json::to_writer_pretty(&mut out, &StatusJson { root, defs })
+        serde_json::to_writer_pretty(&mut out, &StatusJson { root, defs })
             .map_err(std::io::Error::from)
             .and_then(|()| out.write_all(b"\n"))
-            .and_then(|()| out.flush());
+            .and_then(|()| out.flush())
+            .unwrap_or_else(|e| crate::output::failed(&e));
         return;
     }
     let rows: Vec<DefJson> = defs.iter().map(|&d| def_json(root, d)).collect();

@@ -1,0 +1,40 @@
+//! Standard output that cannot be written: a closed pipe (`copy-audit | head`) ends the
+//! run quietly, as it ends `git log` or `cat`; any other failure (a full disk, an I/O
+//! error) is one clear line on stderr and exit 2 — never a panic, and never exit 0 with a
+//! report lost.
+
+use std::io;
+
+/// Installs both rules for the whole process; the first thing each binary does.
+pub fn guard() {
+    // Rust ignores SIGPIPE, turning a closed pipe into an error on every write; restored,
+    // the kernel ends the process at the first write to it, with nothing printed.
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to its default has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // `print!` panics when stdout cannot be written; that one panic becomes the error line.
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied());
+        if let Some(why) = message.and_then(|m| m.strip_prefix("failed printing to stdout: ")) {
+            eprintln!("error: cannot write the output: {why}");
+            std::process::exit(2);
+        }
+        default(info);
+    }));
+}
+
+/// For writers of standard output: ends the run as [`guard`] promises.
+pub fn failed(e: &io::Error) -> ! {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write the output: {e}");
+    std::process::exit(2);
+}
