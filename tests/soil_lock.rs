@@ -1010,7 +1010,14 @@ fn break_mean_result(tree: &Tree) -> usize {
 fn malformed_sidecar_value_is_exit_2_naming_the_file_and_json_path() {
     let tree = Tree::copy_of("soil");
     let line = break_mean_result(&tree);
-    for args in [&["status"][..], &["status", "--json"], &["check"]] {
+    for args in [
+        &["status"][..],
+        &["status", "--json"],
+        &["check"],
+        // Neither says "nothing is stale" of, or around, a sidecar it cannot read.
+        &["why", "csvstats/mean"],
+        &["impact", "csvstats/sum", "--change", "soil"],
+    ] {
         let r = run_ok(&tree, args, 2);
         assert!(
             r.stderr.contains("csvstats/mean.lock"),

@@ -97,6 +97,9 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
             change,
             json,
         } => {
+            // Any sidecar may hold an edge into the target: one that cannot be read
+            // would silently shrink the answer.
+            unreadable_inputs(root, &root.defs)?;
             let g = graph::build(&root.db);
             let target = impact_target(root, &g, &target)?;
             let change = match change {
@@ -112,6 +115,8 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
         Command::Watch => unreachable!("watch is run before the cache is opened"),
         Command::Why { def, json } => {
             let d = root.find(&def)?;
+            // "Nothing is stale" about a sidecar that cannot be read would be a lie.
+            unreadable_inputs(root, &[d])?;
             render::why(root, d, json);
             Ok(true)
         }

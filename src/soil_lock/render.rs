@@ -368,10 +368,23 @@ pub fn why(root: &Root, def: Definition, json: bool) {
     if chains.is_empty() {
         println!("{path}: no flags; nothing is stale");
     }
+    // A long chain shows its start and its cause, indented at most so deep: the output
+    // stays linear in the chain (`--json` has every step).
+    const SHOWN: usize = 12;
     for chain in &chains {
         let first = &chain[0];
         println!("{}: {}", first.reason.flag, first.reason.detail);
         for (i, step) in chain.iter().enumerate() {
+            if chain.len() > 2 * SHOWN && (SHOWN..chain.len() - SHOWN).contains(&i) {
+                if i == SHOWN {
+                    let hidden = chain.len() - 2 * SHOWN;
+                    println!(
+                        "  {}… {hidden} more steps (--json lists them)",
+                        "  ".repeat(i)
+                    );
+                }
+                continue;
+            }
             let hashes = match (&step.reason.recorded, &step.reason.current) {
                 (Some(r), Some(c)) => format!(" (recorded {}, now {})", short(r), short(c)),
                 (Some(r), None) => format!(" (recorded {}, now none)", short(r)),
@@ -379,7 +392,7 @@ pub fn why(root: &Root, def: Definition, json: bool) {
             };
             println!(
                 "  {}{} [{}] {}{}",
-                "  ".repeat(i),
+                "  ".repeat(i.min(SHOWN)),
                 step.def,
                 step.reason.flag,
                 step.reason.detail,

@@ -271,6 +271,18 @@ fn oracle_cycles(db: &dyn salsa::Database) -> Vec<Violation> {
         }
         let mut members: Vec<String> = scc.iter().map(|&ix| g[ix].clone()).collect();
         members.sort();
+        // Named once, and briefly: every accepted member gets a line, and a long cycle
+        // repeated in each would make the output quadratic in its length.
+        const NAMED: usize = 8;
+        let cycle = if members.len() <= NAMED {
+            members.join(" → ")
+        } else {
+            format!(
+                "{} → … ({} definitions)",
+                members[..NAMED].join(" → "),
+                members.len()
+            )
+        };
         for m in &members {
             let accepted = index
                 .get(m)
@@ -280,10 +292,7 @@ fn oracle_cycles(db: &dyn salsa::Database) -> Vec<Violation> {
                 out.push(Violation {
                     def: m.clone(),
                     code: "oracle-cycle",
-                    message: format!(
-                        "accepted only through an oracle cycle: {}",
-                        members.join(" → ")
-                    ),
+                    message: format!("accepted only through an oracle cycle: {cycle}"),
                 });
             }
         }
