@@ -269,6 +269,16 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
                 "`segment.cache_path` is empty".to_owned(),
             ));
         }
+        Some(p) if !crate::fsutil::stays_inside(&p.value) => {
+            return Err(fail(
+                p.referenced,
+                format!(
+                    "`segment.cache_path` is `{}`, outside the root; it must be a path \
+                     inside it",
+                    p.value
+                ),
+            ));
+        }
         Some(p) => p.value,
         None => DEFAULT_CACHE_PATH.to_owned(),
     };

@@ -170,3 +170,31 @@ fn a_sidecar_that_is_not_a_regular_file_is_exit_2_naming_it() {
         );
     }
 }
+
+#[test]
+fn paths_in_configs_and_sidecars_stay_inside_the_root() {
+    let tree = Tree::copy_of("copy");
+    let config = tree.read(".copy-editor.yaml");
+    let outside = config.replace(
+        "cache_path: .copy-editor.lock.json",
+        "cache_path: ../spans.lock.json",
+    );
+    assert_ne!(outside, config);
+    tree.write("outside.yaml", &outside);
+    let (code, stderr) = run(tree.copy_audit().args(["--config", "outside.yaml"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("outside the root"), "{stderr}");
+
+    let tree = Tree::copy_of("soil");
+    let lock = tree.read("csvstats/median.lock");
+    tree.write(
+        "csvstats/median.lock",
+        &lock.replace("\"ref/stats.py::median\"", "\"../../etc/passwd\""),
+    );
+    let (code, stderr) = run(tree.soil_lock().args(["status"]));
+    assert!(code < 2, "{stderr}");
+    once(
+        &stderr,
+        "../../etc/passwd: outside the root; an oracle's file is not read there",
+    );
+}

@@ -185,7 +185,7 @@ impl Root {
             .map(|key| {
                 let file = match key.strip_prefix("cli:") {
                     Some(command) => executable(&self.dir, command),
-                    None => Some(self.dir.join(&key)),
+                    None => inside(&self.dir, &key),
                 };
                 let (hash, seen) = match (file, cache) {
                     (None, _) => (None, None),
@@ -310,12 +310,23 @@ fn read_external(file: &Path) -> Option<Vec<u8>> {
     }
 }
 
+/// `rel` under the root, unless it leads outside it (then it is not read, and said so:
+/// a sidecar must not make soil-lock read `/etc/passwd`).
+fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
+    if crate::fsutil::stays_inside(rel) {
+        Some(root.join(rel))
+    } else {
+        eprintln!("warning: {rel}: outside the root; an oracle's file is not read there");
+        None
+    }
+}
+
 /// The executable a CLI oracle runs: its first word, relative to the root if it has a
 /// slash, else looked up on `PATH`.
 fn executable(root: &Path, command: &str) -> Option<PathBuf> {
     let program = command.split_whitespace().next()?;
     if program.contains('/') {
-        return Some(root.join(program));
+        return inside(root, program);
     }
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join(program))
