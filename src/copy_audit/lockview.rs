@@ -58,6 +58,32 @@ pub fn spans_key(entry: &Entry) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// Reads the lockfile (on every core, as `Workspace::read_lockfile` does) without letting
+/// the calling thread take other work meanwhile. Called from an audit worker inside the
+/// `OnceLock` initialiser, a read on the global pool would have the worker steal jobs
+/// while it waits, and a stolen job that needs the lockfile waits on the very initialiser
+/// its thread is running: a deadlock (rayon-rs/rayon#592). So a worker hands the read to
+/// a thread of its own, which runs it on a pool of its own, and blocks outright.
+fn read_off_the_pool(ws: &Workspace) -> Result<Lockfile, Failure> {
+    if rayon::current_thread_index().is_none() {
+        return ws.read_lockfile();
+    }
+    let threads = rayon::current_num_threads();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| {
+                    Failure::new(format!("cannot start threads to read the lockfile: {e}"))
+                })?;
+            pool.install(|| ws.read_lockfile())
+        })
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
 pub fn prompt_outdated(lock: &Lockfile) -> bool {
     lock.segmenter.backend == Backend::Agent
         && lock
@@ -163,10 +189,16 @@ impl<'a> LockView<'a> {
             Summary::Parsed(infos) => Ok(lookup(infos, paths)),
             Summary::Cached(cached) => match cached.join(paths.clone()) {
                 Some(infos) => Ok(infos),
-                // Damaged (and moved aside): the lockfile itself answers.
+                // Damaged (and moved aside): the lockfile itself answers. Summarised on
+                // this thread: no parallel work runs while the lock is held.
                 None => {
                     let lock = self.full()?.lock().expect("no holder panics");
-                    Ok(lookup(&summarize(&lock), paths))
+                    let infos: Vec<(String, LockInfo)> = lock
+                        .files
+                        .iter()
+                        .map(|(p, e)| (p.clone(), info(e)))
+                        .collect();
+                    Ok(lookup(&infos, paths))
                 }
             },
         }
@@ -213,7 +245,7 @@ impl<'a> LockView<'a> {
     fn full(&self) -> Result<&Mutex<Lockfile>, Failure> {
         let full = self.full.get_or_init(|| {
             let _read = crate::timings::phase("read lockfile");
-            let lock = self.ws.read_lockfile();
+            let lock = read_off_the_pool(self.ws);
             lock.map(Mutex::new).map_err(|f| f.message)
         });
         full.as_ref()
