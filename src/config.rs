@@ -24,7 +24,7 @@ const SURFACE_PROFILES: &[&str] = &["participant", "presenter", "hybrid"];
 const SEVERITIES: &[&str] = &["error", "warning", "info"];
 
 /// A regex rule declared in the config; the rule engine compiles and runs it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct CustomRuleConfig {
     pub id: String,
     pub pattern: String,

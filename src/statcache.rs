@@ -16,7 +16,11 @@ use std::time::UNIX_EPOCH;
 pub struct Stat {
     pub size: u64,
     pub mtime_ns: i128,
+    /// The inode change time, which no user can set back (`touch -d`, `rsync -t` and tar
+    /// set the mtime only): an edit that restores size and mtime still moves it.
+    pub ctime_ns: i128,
     pub inode: u64,
+    pub device: u64,
 }
 
 impl Stat {
@@ -27,25 +31,32 @@ impl Stat {
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos() as i128);
         #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        let (ctime_ns, inode, device) = {
+            use std::os::unix::fs::MetadataExt;
+            let ctime = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
+            (ctime, meta.ino(), meta.dev())
+        };
         #[cfg(not(unix))]
-        let inode = 0;
+        let (ctime_ns, inode, device) = (0, 0, 0);
         Stat {
             size: meta.len(),
             mtime_ns,
+            ctime_ns,
             inode,
+            device,
         }
     }
 
     /// Whether a file that now has this stat provably still holds what was recorded with
     /// `recorded` in a cache file written at `written_ns` (that file's mtime).
     ///
-    /// Size, mtime and inode must match, and — git's racy-timestamp rule — the recorded
-    /// mtime must be older than the cache file: a file modified in the same clock tick as
-    /// the cache was written may have changed again after it was read without its mtime
-    /// moving, so such an entry is not trusted (and the file is read again).
+    /// What git compares must match — size, mtime, ctime, inode and device — and, git's
+    /// racy-timestamp rule, the recorded mtime and ctime must be older than the cache
+    /// file: a file changed in the same clock tick as the cache was written may have
+    /// changed again after it was read without either time moving, so such an entry is
+    /// not trusted (and the file is read again).
     pub fn unchanged_since(&self, recorded: &Stat, written_ns: i128) -> bool {
-        self == recorded && recorded.mtime_ns < written_ns
+        self == recorded && recorded.mtime_ns < written_ns && recorded.ctime_ns < written_ns
     }
 }
 
@@ -353,12 +364,22 @@ mod tests {
         let s = Stat {
             size: 3,
             mtime_ns: 100,
+            ctime_ns: 90,
             inode: 7,
+            device: 1,
         };
         assert!(s.unchanged_since(&s, 101));
         assert!(!s.unchanged_since(&s, 100), "same tick: racy");
+        let late_change = Stat { ctime_ns: 101, ..s };
+        assert!(
+            !late_change.unchanged_since(&late_change, 101),
+            "changed in the tick"
+        );
         assert!(!s.unchanged_since(&Stat { size: 4, ..s }, 101));
         assert!(!s.unchanged_since(&Stat { inode: 8, ..s }, 101));
+        assert!(!s.unchanged_since(&Stat { device: 2, ..s }, 101));
+        // Size and mtime restored by hand (`touch -d`): the ctime still moved.
+        assert!(!s.unchanged_since(&Stat { ctime_ns: 95, ..s }, 101));
     }
 
     #[test]

@@ -67,13 +67,17 @@ pub fn rule_table(config: &Config) -> Result<RuleTable, Failure> {
         .configure(&config.disable, &severity, custom)
         .map_err(|e| Failure::new(format!("{}: {e}", config.path.display())))?
         .for_profiles(&config.declared_profiles, &custom_ids);
-    let fingerprint = ContentHash::of(
-        format!(
-            "{:?}|{:?}|{:?}|{:?}|{}",
-            config.disable, severity, config.custom_rules, config.declared_profiles, ENGINE_VERSION
-        )
-        .as_bytes(),
-    );
+    // What decides the rule set, serialised as data (not `Debug` output, which promises
+    // nothing about its form): the findings cache is keyed by it.
+    let decides = serde_json::to_vec(&(
+        &config.disable,
+        &config.severity,
+        &config.custom_rules,
+        &config.declared_profiles,
+        ENGINE_VERSION,
+    ))
+    .expect("strings and lists serialise");
+    let fingerprint = ContentHash::of(&decides);
     Ok(RuleTable {
         set: Arc::new(set),
         kinds,
@@ -343,9 +347,9 @@ pub fn audit(
                 let mut scanned = scan_one(ws, &path, *stat, *known)?;
                 // For the stat index: the walk's, or the one taken as the file was read.
                 *stat = Some(scanned.stat);
-                let state = lock.state(info.as_ref(), scanned.hash);
+                let mut state = lock.state(info.as_ref(), scanned.hash);
                 let locale = locales.locale_for(&path);
-                let key = findings_key(
+                let mut key = findings_key(
                     &path,
                     &scanned.hash,
                     state,
@@ -383,6 +387,25 @@ pub fn audit(
                                     .map_err(|e| Failure::new(format!("{path}: {e}")))?,
                             ),
                         };
+                        // The stat index vouched for a hash, and the file was only read
+                        // now: if it changed in between (an edit during the run), the
+                        // report is of these bytes, so it is keyed and stated by them —
+                        // stored under the old key it would be served for the old bytes
+                        // later — and the stat index learns nothing of the file.
+                        let hash = source.hash();
+                        if hash != scanned.hash {
+                            scanned.hash = hash;
+                            scanned.read = false;
+                            state = lock.state(info.as_ref(), hash);
+                            key = findings_key(
+                                &path,
+                                &hash,
+                                state,
+                                info.as_ref(),
+                                locale,
+                                &settings_key,
+                            );
+                        }
                         // A stale entry's spans describe other bytes and are never used:
                         // its file needs no entry (and an edited file, no lockfile read).
                         let entry = match state.has_usable_spans() {

@@ -31,9 +31,14 @@ use std::sync::{Mutex, OnceLock};
 
 pub use crate::statcache::Stat;
 
-/// Bumped whenever the engine's output for the same inputs may change, or the keys are
-/// derived differently: part of every key and of the file headers.
-pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+cache13");
+/// The engine that wrote a cache: the package version and a hash of every source and of
+/// `Cargo.lock` (`build.rs`), so that any build whose findings or cache layout could
+/// differ trusts nothing another wrote. Part of every key and of the file headers.
+pub const ENGINE_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "+",
+    env!("LOCKGRAPH_SOURCE_HASH")
+);
 
 const STAT_FILE: &str = "stat-index.v1";
 const LOCK_SUMMARY_FILE: &str = "lock-summary.v1";

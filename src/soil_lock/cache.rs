@@ -17,9 +17,9 @@
 //! atomically, so concurrent runs never corrupt a shard; each shard holds what one run saw,
 //! stats taken before the bytes were read, so whichever run wins, its entries are sound.
 //!
-//! Every shard carries the engine key — the package version, this cache's schema, and the
-//! size and mtime of the running executable — so a new version or a rebuilt binary never
-//! trusts what another engine derived; another engine's shard is silently rebuilt. A file
+//! Every shard carries the engine key — the package version, this cache's schema, and a
+//! hash of the sources the binary was built from — so a build that could derive anything
+//! differently never trusts what another derived; another engine's shard is silently rebuilt. A file
 //! that is not a cache or does not decode is moved aside to `*.bad` with one warning.
 
 use crate::statcache::{self, Loaded, Stat};
@@ -167,18 +167,15 @@ fn shard_name(i: usize) -> String {
     format!("{i:02x}.v1")
 }
 
-/// The package version, the schema, and the running executable's size and mtime: a
-/// rebuild with a changed parser or hash recipe must not trust what the old one derived,
-/// and a version number alone does not change on every build.
+/// The package version, the schema, and the hash of the sources the binary was built from
+/// (`build.rs`): a build with a changed parser or hash recipe must not trust what another
+/// derived, and a version number alone does not change with every such build.
 fn engine_key() -> String {
-    let exe = std::env::current_exe()
-        .and_then(fs::metadata)
-        .map(|m| {
-            let s = Stat::of(&m);
-            format!("{}-{}", s.size, s.mtime_ns)
-        })
-        .unwrap_or_else(|_| "unknown".into());
-    format!("{}+{SCHEMA} {exe}", env!("CARGO_PKG_VERSION"))
+    format!(
+        "{}+{SCHEMA}+{}",
+        env!("CARGO_PKG_VERSION"),
+        env!("LOCKGRAPH_SOURCE_HASH")
+    )
 }
 
 fn now_ns() -> i128 {
