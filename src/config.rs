@@ -525,6 +525,27 @@ fn profile_code(name: &str) -> Option<&'static str> {
         .map(|(_, c)| *c)
 }
 
+/// What a replacement writes whatever the match: its text without the capture references
+/// (`$1`, `$name`, `${name}`), `$$` being a `$`.
+fn replacement_literal(replacement: &str) -> String {
+    let mut out = String::new();
+    let mut rest = replacement;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        rest = if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            tail
+        } else if let Some(braced) = after.strip_prefix('{') {
+            braced.find('}').map_or("", |end| &braced[end + 1..])
+        } else {
+            after.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        };
+    }
+    out.push_str(rest);
+    out
+}
+
 fn custom_rule(raw: RawCustomRule) -> Result<CustomRuleConfig, String> {
     let id = raw.id;
     if id.trim().is_empty() {
@@ -536,13 +557,25 @@ fn custom_rule(raw: RawCustomRule) -> Result<CustomRuleConfig, String> {
             raw.severity
         ));
     }
-    if let Err(e) = regex::Regex::new(&raw.pattern) {
-        // The regex error draws a caret diagram over several lines; keep its last line.
-        let shown = e.to_string();
-        let last = shown.lines().last().unwrap_or_default().trim();
-        let reason = last.strip_prefix("error: ").unwrap_or(last).to_owned();
+    let pattern = match regex::Regex::new(&raw.pattern) {
+        Ok(pattern) => pattern,
+        Err(e) => {
+            // The regex error draws a caret diagram over several lines; keep its last line.
+            let shown = e.to_string();
+            let last = shown.lines().last().unwrap_or_default().trim();
+            let reason = last.strip_prefix("error: ").unwrap_or(last).to_owned();
+            return Err(format!(
+                "the pattern of custom rule `{id}` is not a valid regex: {reason}"
+            ));
+        }
+    };
+    if let Some(replacement) = &raw.replacement
+        && let literal = replacement_literal(replacement)
+        && pattern.find_iter(&literal).any(|m| !m.is_empty())
+    {
         return Err(format!(
-            "the pattern of custom rule `{id}` is not a valid regex: {reason}"
+            "the replacement of custom rule `{id}` matches its own pattern: each fix would \
+             make another, and `--fix` would never settle"
         ));
     }
     // An empty list would read as "nowhere"; leaving the key out says "everywhere".
@@ -1214,12 +1247,27 @@ custom_rules:
                 "    severity: info\n    languages: []\n",
                 "`languages` is an empty list",
             ),
+            // A fix whose result the rule matches again would grow the file every pass.
+            (
+                "    severity: info\n    replacement: aa\n",
+                "matches its own pattern",
+            ),
+            (
+                "    severity: info\n    replacement: 'b${0}a'\n",
+                "matches its own pattern",
+            ),
         ];
         for (extra, expect) in cases {
             let e = err(&rule(extra));
             assert!(e.message.contains(expect), "{extra}: {e}");
             assert!(e.line.is_some(), "{e}");
         }
+        // Capture references are not literal text: `$1` does not re-match `(a+)b`.
+        let settled = "    severity: info\n    replacement: 'b$1 ${x}$$'\n";
+        assert!(cfg(&rule(settled).replace("'a+'", "'(a+)b'")).is_ok());
+        assert_eq!(replacement_literal("x${1}y${name}z$$w$name"), "xyz$w");
+        // As the regex crate reads it, `$1y` names a group `1y`.
+        assert_eq!(replacement_literal("x$1y"), "x");
         let e = err("custom_rules:\n  - {id: x, pattern: '(', message: m, severity: info}\n");
         assert!(e.message.contains("not a valid regex"), "{e}");
         let e = err(

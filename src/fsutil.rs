@@ -142,6 +142,15 @@ fn replace_with(
     sync: bool,
     write: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> io::Result<()> {
+    // A symlink is written through, to the file it leads to: renaming over the link would
+    // replace it with a copy and cut the file it pointed to off from the edit.
+    let resolved;
+    let path = if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        resolved = fs::canonicalize(path)?;
+        resolved.as_path()
+    } else {
+        path
+    };
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -172,12 +181,22 @@ struct TempFile {
     path: PathBuf,
 }
 
-/// Creates `.<name>.<pid>.<n>.tmp` next to the target; `create_new` makes a collision with
-/// another process an error we step past rather than a shared file.
+/// What every temporary file lockgraph writes ends with: the walks never read such a file,
+/// and remove one that a process no longer running left behind ([`remove_if_leftover`]).
+pub const TEMP_SUFFIX: &str = ".lockgraph-tmp";
+
+/// Creates `.<name>.<pid>.<n>.lockgraph-tmp` next to the target, `name` cut short enough
+/// for the whole to stay within a file name's 255 bytes; `create_new` makes a collision
+/// with another process an error we step past rather than a shared file.
 fn tempfile_in(dir: &Path, name: &str) -> io::Result<TempFile> {
     let pid = std::process::id();
+    let mut cut = name.len().min(160);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let name = &name[..cut];
     for n in 0..1000 {
-        let path = dir.join(format!(".{name}.{pid}.{n}.tmp"));
+        let path = dir.join(format!(".{name}.{pid}.{n}{TEMP_SUFFIX}"));
         match OpenOptions::new().write(true).create_new(true).open(&path) {
             Ok(file) => return Ok(TempFile { file, path }),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -188,6 +207,42 @@ fn tempfile_in(dir: &Path, name: &str) -> io::Result<TempFile> {
         io::ErrorKind::AlreadyExists,
         format!("could not create a temporary file in {}", dir.display()),
     ))
+}
+
+/// Whether `file_name` is one of lockgraph's temporary files.
+pub fn is_temp(file_name: &str) -> bool {
+    file_name.starts_with('.') && file_name.ends_with(TEMP_SUFFIX)
+}
+
+/// Removes the temporary file at `path` if the process that made it is gone (a kill
+/// between creating and renaming it), and says so. Returns whether it did.
+pub fn remove_if_leftover(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let Some(stem) = name.strip_suffix(TEMP_SUFFIX) else {
+        return false;
+    };
+    // `.<name>.<pid>.<n>`: the pid is the second field from the end.
+    let mut fields = stem.rsplit('.');
+    let pid = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
+    let Some(pid) = pid else {
+        return false;
+    };
+    #[cfg(unix)]
+    // SAFETY: signal 0 only asks whether the process exists; nothing is sent.
+    let alive = unsafe { libc::kill(pid, 0) } == 0
+        || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    #[cfg(not(unix))]
+    let alive = true;
+    if alive || fs::remove_file(path).is_err() {
+        return false;
+    }
+    eprintln!(
+        "note: {}: removed, left by an interrupted run",
+        path.display()
+    );
+    true
 }
 
 /// Where under a root lockgraph keeps its caches and its lock (it ignores itself for git).
@@ -266,6 +321,51 @@ pub fn relative(root: &Path, path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_name_gets_a_temporary_name_within_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = format!("{}.md", "é".repeat(125)); // 253 bytes
+        let path = dir.path().join(&name);
+        write_atomic(&path, b"one").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"one");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_is_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let (target, link) = (dir.path().join("real.md"), dir.path().join("link.md"));
+        fs::write(&target, "old").unwrap();
+        std::os::unix::fs::symlink("real.md", &link).unwrap();
+        assert!(write_if_changed(&link, b"new").unwrap());
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_a_gone_process_leftovers_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ours = dir
+            .path()
+            .join(format!(".a.md.{}.0{TEMP_SUFFIX}", std::process::id()));
+        // Beyond any pid the kernel hands out (pid_max is at most 2^22).
+        let gone = dir.path().join(format!(".a.md.{}.0{TEMP_SUFFIX}", 1 << 30));
+        for p in [&ours, &gone] {
+            fs::write(p, "half").unwrap();
+            assert!(is_temp(p.file_name().unwrap().to_str().unwrap()));
+        }
+        assert!(!remove_if_leftover(&ours));
+        assert!(remove_if_leftover(&gone));
+        assert!(ours.exists() && !gone.exists());
+        assert!(!is_temp("a.md") && !is_temp(".hidden.md"));
+    }
 
     #[test]
     fn paths_stay_inside_by_their_text() {

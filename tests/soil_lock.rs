@@ -1547,7 +1547,10 @@ fn refresh_on_the_pristine_root_writes_nothing() {
     for entry in fs::read_dir(tree.path("csvstats")).unwrap() {
         all.push(entry.unwrap().file_name().to_string_lossy().into_owned());
     }
-    assert!(all.iter().all(|n| !n.ends_with(".tmp")), "{all:?}");
+    assert!(
+        all.iter().all(|n| !lockgraph::fsutil::is_temp(n)),
+        "{all:?}"
+    );
 }
 
 #[test]

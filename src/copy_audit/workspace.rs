@@ -109,6 +109,12 @@ impl Workspace {
         }
         let seen = crate::walk::walk(&self.root, true, |entry| {
             let rel = entry.rel;
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            if crate::fsutil::is_temp(name) {
+                // Ours, half-written: never audited; removed if its writer is gone.
+                crate::fsutil::remove_if_leftover(&entry.path());
+                return None;
+            }
             if !matcher.is_included(rel) || rel == self.config.cache_path {
                 return None;
             }

@@ -100,6 +100,10 @@ fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<L
         if rel.is_empty() && name == manifest {
             continue;
         }
+        if crate::fsutil::is_temp(name) {
+            crate::fsutil::remove_if_leftover(&entry.path());
+            continue;
+        }
         let Some((stem, ext)) = name.rsplit_once('.') else {
             continue;
         };

@@ -628,6 +628,7 @@ fn place<'h>(
         };
         let fix = fix_range
             .zip(replacement)
+            .filter(|(_, replacement)| crate::copy::fix::fits(i.format(), replacement))
             .map(|(range, replacement)| SourceFix {
                 start: index.line_col(text, range.start),
                 end: index.line_col(text, range.end),

@@ -1,6 +1,30 @@
 //! Applying fixes to source text: pure, so `--fix` and its property tests share it.
 
 use crate::copy::engine::SourceFix;
+use crate::copy::extract::Format;
+
+/// Whether `replacement` can be written into a file of `format` as it is. Fixes are
+/// written raw into the source, and inside a JSON, YAML or script string (or MDX) some
+/// characters are syntax: a `"` or `\` would break the file or change what it says. No
+/// built-in rule's replacement contains one; a custom rule's may, and its fix is then not
+/// offered (the finding stays, without a fix) rather than written wrong.
+pub fn fits(format: Format, replacement: &str) -> bool {
+    let control = replacement
+        .chars()
+        .any(|c| c.is_control() && !matches!(format, Format::Markdown | Format::Text));
+    if control {
+        return false;
+    }
+    let special: &[char] = match format {
+        Format::Markdown | Format::Text => &[],
+        Format::Mdx => &['{', '}', '<', '>'],
+        Format::Json => &['"', '\\'],
+        Format::Yaml => &['"', '\'', '\\', '#'],
+        Format::Script => &['"', '\'', '`', '\\', '$', '{', '}', '<', '>'],
+    };
+    let yaml_mapping = format == Format::Yaml && replacement.contains(": ");
+    !(replacement.contains(special) || yaml_mapping)
+}
 
 /// What [`apply`] made of a text.
 #[derive(Debug, PartialEq, Eq)]
