@@ -15,6 +15,35 @@ pub struct LineCol {
     pub column: u32,
 }
 
+/// See [`LineIndex::cursor`].
+pub struct ColumnCursor<'a> {
+    index: &'a LineIndex,
+    /// The last offset answered (clamped to the text), and its answer.
+    last: Option<(usize, LineCol)>,
+}
+
+impl ColumnCursor<'_> {
+    /// [`LineIndex::line_col`] of `offset`.
+    pub fn line_col(&mut self, text: &str, offset: usize) -> LineCol {
+        let offset = offset.min(text.len());
+        let at = match self.last {
+            Some((from, at))
+                if from <= offset
+                    && text.is_char_boundary(from)
+                    && self.index.line_end_with_break(at.line) > offset =>
+            {
+                LineCol {
+                    line: at.line,
+                    column: at.column + count_units(&text.as_bytes()[from..offset]) as u32,
+                }
+            }
+            _ => self.index.line_col(text, offset),
+        };
+        self.last = Some((offset, at));
+        at
+    }
+}
+
 /// Start offsets of every line of a text, so that offset → line is a binary search and
 /// line → offset is an index. Lines end at `\n`; a `\r` before it belongs to the line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,6 +106,16 @@ impl LineIndex {
         LineCol {
             line: line as u32 + 1,
             column: column as u32,
+        }
+    }
+
+    /// A [`LineCol`] finder for offsets that mostly come in ascending order, as a rule's
+    /// hits do: each answer counts from the previous one when it is further on the same
+    /// line, so many positions on one long line cost the line once, not once each.
+    pub fn cursor(&self) -> ColumnCursor<'_> {
+        ColumnCursor {
+            index: self,
+            last: None,
         }
     }
 
@@ -255,6 +294,30 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// A cursor answers what `line_col` answers, whatever order the offsets come in
+        /// (inside characters and past the end included).
+        #[test]
+        fn a_cursor_agrees_with_line_col(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(&["a", "ž", "😀", "\n", "ab", "\r\n"][..]),
+                0..40,
+            ),
+            offsets in proptest::collection::vec(0usize..200, 0..30),
+        ) {
+            let text: String = pieces.concat();
+            let idx = LineIndex::new(&text);
+            let mut cursor = idx.cursor();
+            let mut sorted = offsets.clone();
+            sorted.sort_unstable();
+            for offset in offsets.into_iter().chain(sorted) {
+                proptest::prop_assert_eq!(
+                    cursor.line_col(&text, offset),
+                    idx.line_col(&text, offset),
+                    "offset {}", offset
+                );
+            }
+        }
+
         /// The offset of every column of every line, and of the columns past its end, is
         /// where counting the line's code units one by one gets.
         #[test]
