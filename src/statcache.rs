@@ -155,8 +155,32 @@ pub fn path_shard(path: &str, shards: usize) -> usize {
     (h % shards as u64) as usize
 }
 
-/// The first bytes of every cache file.
-pub const MAGIC: &[u8; 4] = b"LGC1";
+/// The first bytes of every cache file. The file ends with a CRC-32 of everything before
+/// it (little-endian): a flipped bit or byte anywhere is a damaged file, moved aside,
+/// never a result served.
+pub const MAGIC: &[u8; 4] = b"LGC2";
+
+/// The first bytes of the caches of lockgraph versions before the checksum: another
+/// engine's, rebuilt without a word.
+const OLDER_MAGIC: &[u8; 4] = b"LGC1";
+
+/// A writer that keeps the CRC-32 of what goes through it.
+struct Checksummed<'a, W: Write> {
+    out: &'a mut W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Checksummed<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
 
 /// What [`load`] found.
 pub enum Loaded<T> {
@@ -199,11 +223,12 @@ pub fn load<T: for<'de> Deserialize<'de>>(
 pub struct Body {
     bytes: Vec<u8>,
     start: usize,
+    end: usize,
 }
 
 impl Body {
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes[self.start..]
+        &self.bytes[self.start..self.end]
     }
 }
 
@@ -276,13 +301,25 @@ pub fn load_body(dir: &Path, name: &str, engine: &str, shown: &str) -> Loaded<Bo
     let written = fs::metadata(&path)
         .map(|m| Stat::of(&m).mtime_ns)
         .unwrap_or(0);
-    let problem = match bytes.strip_prefix(MAGIC.as_slice()) {
-        None => "not a lockgraph cache".to_string(),
-        Some(body) => match postcard::take_from_bytes::<&str>(body) {
+    if bytes.starts_with(OLDER_MAGIC) {
+        return Loaded::OtherEngine("an earlier lockgraph".to_owned());
+    }
+    let checked = bytes
+        .len()
+        .checked_sub(4)
+        .filter(|&end| end >= MAGIC.len())
+        .filter(|&end| {
+            let recorded = u32::from_le_bytes(bytes[end..].try_into().expect("four bytes"));
+            crc32fast::hash(&bytes[..end]) == recorded
+        });
+    let problem = match (bytes.strip_prefix(MAGIC.as_slice()), checked) {
+        (None, _) => "not a lockgraph cache".to_string(),
+        (Some(_), None) => "damaged (its checksum does not match)".to_string(),
+        (Some(_), Some(end)) => match postcard::take_from_bytes::<&str>(&bytes[MAGIC.len()..end]) {
             Ok((key, _)) if key != engine => return Loaded::OtherEngine(key.to_string()),
             Ok((_, rest)) => {
-                let start = bytes.len() - rest.len();
-                return Loaded::Fresh(Body { bytes, start }, written);
+                let start = end - rest.len();
+                return Loaded::Fresh(Body { bytes, start, end }, written);
             }
             Err(e) => format!("unreadable ({e})"),
         },
@@ -319,9 +356,14 @@ pub fn store<T: Serialize + ?Sized>(
     // Encoded straight into the file's buffer: a 100,000-file index is 7 MB, and the
     // copies of it a run made before writing were a third of what a one-file edit saved.
     write_atomic_unsynced_with(&dir.join(name), |out| {
-        out.write_all(MAGIC)?;
-        postcard::to_io(&(engine, value), out).map_err(io::Error::other)?;
-        Ok(())
+        let mut summed = Checksummed {
+            out,
+            crc: crc32fast::Hasher::new(),
+        };
+        summed.write_all(MAGIC)?;
+        postcard::to_io(&(engine, value), &mut summed).map_err(io::Error::other)?;
+        let crc = summed.crc.finalize();
+        out.write_all(&crc.to_le_bytes())
     })
 }
 

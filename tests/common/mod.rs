@@ -117,8 +117,27 @@ pub fn damaged(good: &[u8]) -> Vec<(&'static str, Vec<u8>, &'static str)> {
             b"not a cache at all".to_vec(),
             "not a lockgraph cache",
         ),
-        ("truncated", good[..good.len() / 2].to_vec(), "unreadable"),
+        ("truncated", good[..good.len() / 2].to_vec(), "damaged"),
+        ("a flipped bit", flipped(good, good.len() / 2), "damaged"),
     ]
+}
+
+/// `good` with one bit of byte `at` flipped.
+pub fn flipped(good: &[u8], at: usize) -> Vec<u8> {
+    let mut bytes = good.to_vec();
+    bytes[at] ^= 0x10;
+    bytes
+}
+
+/// A well-formed cache file written by another engine (`engine`), with an empty body.
+pub fn foreign_cache(engine: &str) -> Vec<u8> {
+    let mut bytes = b"LGC2".to_vec();
+    bytes.push(engine.len() as u8);
+    bytes.extend(engine.as_bytes());
+    bytes.push(0);
+    let crc = crc32fast::hash(&bytes);
+    bytes.extend(crc.to_le_bytes());
+    bytes
 }
 
 /// The stderr of a run that met a damaged cache file: exactly one line about
