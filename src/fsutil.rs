@@ -245,6 +245,19 @@ pub fn remove_if_leftover(path: &Path) -> bool {
     true
 }
 
+/// Removes the temporary files in `dir` (not below) whose writers are gone: for the
+/// directories the walks do not enter, such as `.lockgraph/`.
+pub fn sweep_leftovers(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_str().is_some_and(is_temp) {
+            remove_if_leftover(&entry.path());
+        }
+    }
+}
+
 /// Where under a root lockgraph keeps its caches and its lock (it ignores itself for git).
 pub const CACHE_DIR: &str = ".lockgraph";
 

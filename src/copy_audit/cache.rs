@@ -252,6 +252,9 @@ impl Caches {
     /// Opens (and, if needed, repairs) the caches under `root/.lockgraph`.
     pub fn open(root: &Path) -> Caches {
         let dir = root.join(CACHE_DIR);
+        // What a run killed while saving left (the walk does not enter `.lockgraph/`).
+        crate::fsutil::sweep_leftovers(&dir);
+        crate::fsutil::sweep_leftovers(&dir.join(FINDINGS_DIR));
         let mut caches = Caches {
             dir,
             stat_written_ns: 0,

@@ -8,6 +8,7 @@
 use super::Failure;
 use super::audit;
 use super::cache::Stat;
+use super::journal::{Journal, Planned};
 use super::lockview::LockView;
 use super::workspace::Workspace;
 use crate::fsutil::{DirLock, write_if_changed};
@@ -38,8 +39,8 @@ pub fn run(
         let view = LockView::parsed(ws, lock.clone());
         let (audit, _) = audit::audit(ws, &view, files.to_vec(), None, &progress)?;
         drop(progress);
-        let mut changed = false;
-        let mut reanchored = false;
+        // Planned first, journalled, then written: see `journal`.
+        let mut planned: Vec<(std::path::PathBuf, String, Planned)> = Vec::new();
         for audited in audit.files() {
             let (path, report) = (&audited.path, &audited.report);
             // A fix that moved coordinates left the entry stale: its spans no longer say
@@ -73,14 +74,32 @@ pub fn run(
             }
             total += applied.count;
             touched.insert(path.clone());
-            write_if_changed(&abs, fixed.as_bytes())
-                .map_err(|e| Failure::new(format!("{path}: cannot write the fix: {e}")))?;
-            changed = true;
-            if keeps_coordinates
+            let reanchor = keeps_coordinates
                 && report.state.has_usable_spans()
-                && let Some(entry) = lock.files.get_mut(path)
+                && lock.files.contains_key(path);
+            let step = Planned {
+                path: path.clone(),
+                before: audited.hash.to_string(),
+                after: ContentHash::of(fixed.as_bytes()).to_string(),
+                reanchor,
+            };
+            planned.push((abs, fixed, step));
+        }
+        if planned.is_empty() {
+            break;
+        }
+        let journal = Journal {
+            files: planned.iter().map(|(_, _, p)| p.clone()).collect(),
+        };
+        journal.begin(ws)?;
+        let mut reanchored = false;
+        for (abs, fixed, step) in &planned {
+            write_if_changed(abs, fixed.as_bytes())
+                .map_err(|e| Failure::new(format!("{}: cannot write the fix: {e}", step.path)))?;
+            if step.reanchor
+                && let Some(entry) = lock.files.get_mut(&step.path)
             {
-                entry.content_hash = ContentHash::of(fixed.as_bytes()).to_string();
+                entry.content_hash = step.after.clone();
                 reanchored = true;
             }
         }
@@ -91,9 +110,7 @@ pub fn run(
             )
             .map_err(|e| Failure::new(format!("{}: {e}", ws.lock_display())))?;
         }
-        if !changed {
-            break;
-        }
+        Journal::end(ws)?;
     }
     // The reference's line, on stderr so that `--fix --json` stays one JSON document.
     eprintln!("Applied {total} fixes in {} files", touched.len());

@@ -4,6 +4,7 @@ mod audit;
 mod cache;
 pub mod cli;
 mod fix;
+mod journal;
 mod lockfile_cmd;
 mod lockview;
 mod offline;

@@ -42,11 +42,13 @@ impl Workspace {
             ))
         })?;
         let lock_path = root.join(&config.cache_path);
-        Ok(Workspace {
+        let ws = Workspace {
             config,
             root,
             lock_path,
-        })
+        };
+        super::journal::recover(&ws)?;
+        Ok(ws)
     }
 
     /// Shows a lockfile path the way a user would type it from the root.

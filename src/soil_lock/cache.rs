@@ -189,6 +189,8 @@ impl SoilCache {
     pub fn open(root: &Path) -> SoilCache {
         let lockgraph = root.join(".lockgraph");
         let dir = lockgraph.join(DIR);
+        // What a run killed while saving left (the walk does not enter `.lockgraph/`).
+        crate::fsutil::sweep_leftovers(&dir);
         let engine = engine_key();
         let shards = (0..SHARDS)
             .into_par_iter()
