@@ -1,0 +1,15 @@
+//! The `.tr` parser never panics, and its diagnostics point inside the text.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use lockgraph_queries::soil::{spec_hash, summary::TrSummary, tr};
+
+fuzz_target!(|text: &str| {
+    let parsed = tr::parse("fuzz/f.tr", text);
+    let summary = TrSummary::of(&parsed, text);
+    let _ = spec_hash::spec_hashes(&parsed, text);
+    let lines = text.lines().count() as u32 + 1;
+    for e in &summary.errors {
+        assert!(e.line <= lines, "{e:?} in {lines} lines");
+    }
+});
