@@ -24,5 +24,6 @@ pub mod output;
 pub mod progress;
 pub mod soil_lock;
 pub mod statcache;
+pub mod testhook;
 pub mod timings;
 pub mod walk;

@@ -138,3 +138,36 @@ fn soil_lock_sees_edits_that_keep_size_and_mtime() {
     edit_keeping_stat(&tree, "ref/stats.py", |t| t.replacen("return", "retvrn", 1));
     check("an oracle edit");
 }
+
+/// A file edited between the stat index vouching for its hash and the file being read:
+/// its report is keyed by the bytes read, so reverting the edit later is not served the
+/// edited bytes' findings.
+#[test]
+fn an_edit_during_a_run_does_not_poison_the_cache() {
+    let tree = Tree::copy_of("copy");
+    let rel = "content/talks/uvod.md";
+    age(&tree, &[rel]);
+    copy_audit(&tree, &["--json"]);
+    copy_audit(&tree, &["--json"]);
+    let original = tree.read(rel);
+    // Findings must be computed (not served) for the file in the paused run.
+    std::fs::remove_dir_all(tree.path(".lockgraph/findings")).unwrap();
+    let pause = tempfile::tempdir().unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("copy-audit"))
+        .arg("--json")
+        .current_dir(tree.dir.path())
+        .env("LOCKGRAPH_TEST_PAUSE", pause.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !pause.path().join("paused").exists() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    tree.write(rel, &original.replace("Vítejte", "Vítám vás"));
+    std::fs::write(pause.path().join("go"), b"").unwrap();
+    child.wait_with_output().unwrap();
+    // Back to the original bytes: the run must see the original's findings.
+    tree.write(rel, &original);
+    let cached = copy_audit(&tree, &["--json"]);
+    assert_eq!(cached, copy_audit(&tree, &["--json", "--no-cache"]));
+}

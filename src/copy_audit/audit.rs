@@ -327,6 +327,9 @@ pub fn audit(
     );
     let infos = infos?;
     drop(join);
+    // Between the stat index vouching for hashes and the files being read: where an edit
+    // during a run is tested (`tests/stale_caches.rs`).
+    crate::testhook::pause();
     let shared = caches.as_ref();
     let scan = crate::timings::phase("stat, read, audit");
     // Each worker moves its chunk's paths into the reports (a copy of each was a tenth of
