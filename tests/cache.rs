@@ -99,10 +99,20 @@ fn corrupt_truncated_and_foreign_caches_are_moved_aside_and_rebuilt() {
     let joined = [".lockgraph/stat-index.v1", ".lockgraph/lock-summary.v1"];
     for file in [shard.as_ref()].into_iter().chain(joined) {
         let good = fs::read(tree.path(file)).unwrap();
-        let foreign = common::foreign_cache("0.0.0-other");
-        let mut cases = common::damaged(&good);
-        cases.push(("foreign", foreign, "written by engine 0.0.0-other"));
-        for (what, bytes, says) in cases {
+        // Another engine's file is rebuilt without a word and nothing is set aside.
+        fs::write(tree.path(file), common::foreign_cache("0.0.0-other")).unwrap();
+        let (code, stdout, stderr) = run(&tree, &["--json"]);
+        assert_eq!(
+            (code, &stdout),
+            (expected.0, &expected.1),
+            "{file}: foreign"
+        );
+        assert!(!stderr.contains(".lockgraph"), "{file}: foreign: {stderr}");
+        assert!(
+            !tree.path(&format!("{file}.bad")).exists(),
+            "{file}: foreign"
+        );
+        for (what, bytes, says) in common::damaged(&good) {
             let what = format!("{file}: {what}");
             fs::write(tree.path(file), &bytes).unwrap();
             let (code, stdout, stderr) = run(&tree, &["--json"]);

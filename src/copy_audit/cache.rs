@@ -494,8 +494,8 @@ pub(super) fn load_file<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str) ->
 }
 
 /// What `load` (a [`statcache`] reader) found in `dir/name`, if it is this engine's. A file
-/// of another engine is moved aside with a warning like a damaged one: copy-audit's engine
-/// changes only with a new version, and a user should hear why the next run is cold.
+/// of another engine (another version or build: `ENGINE_VERSION`) is not damaged, only not
+/// ours: it is rebuilt without a word, as soil-lock's are.
 fn fresh<T>(
     dir: &Path,
     name: &str,
@@ -504,24 +504,7 @@ fn fresh<T>(
     let shown = format!(".lockgraph/{name}");
     match load(dir, name, ENGINE_VERSION, &shown) {
         Loaded::Fresh(value, written) => Some((value, written)),
-        Loaded::Missing | Loaded::Broken => None,
-        Loaded::OtherEngine(engine) => {
-            let what = if fs::rename(dir.join(name), dir.join(format!("{name}.bad"))).is_ok() {
-                format!("moved aside to {shown}.bad")
-            } else {
-                "ignored".to_string()
-            };
-            // An upgrade finds every cache file from the old engine: one line says so, not
-            // one per file (a large tree has hundreds).
-            static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| {
-                eprintln!(
-                    "warning: {shown}: written by engine {engine}; {what} and rebuilt \
-                     (with any other cache file of that engine)"
-                );
-            });
-            None
-        }
+        Loaded::Missing | Loaded::Broken | Loaded::OtherEngine(_) => None,
     }
 }
 
