@@ -13,9 +13,9 @@ use cli::{ChangeArg, Cli, Command, GraphFormat, Require};
 use lockgraph_queries::soil::check::{self, Policy, Requirement, Scope};
 use lockgraph_queries::soil::engine::{self, Definition};
 use lockgraph_queries::soil::graph::{self, Change};
-use lockgraph_queries::soil::sidecar::{self, DefKind, ProseState, Sidecar, SpecHashes};
+use lockgraph_queries::soil::refresh::{self, Refreshed};
+use lockgraph_queries::soil::sidecar::{self, DefKind, Sidecar};
 use lockgraph_queries::soil::soil_hash;
-use lockgraph_queries::soil::tr::FileKind;
 use root::Root;
 use std::process::ExitCode;
 
@@ -202,91 +202,25 @@ fn status(root: &Root, json: bool, wanted: &[String]) -> Result<bool, Failure> {
 
 /// What kind a definition is, from its sidecar or else its spec.
 pub fn kind_of(root: &Root, def: Definition) -> Option<DefKind> {
-    if let Some(s) = engine::sidecar_of(&root.db, def) {
-        return Some(s.kind);
-    }
-    match engine::tr_summary(&root.db, def) {
-        Some(Ok(tr)) => Some(match tr.kind {
-            FileKind::Function => DefKind::Function,
-            FileKind::Type => DefKind::Type,
-            FileKind::Module => DefKind::Module,
-            FileKind::Project => DefKind::Project,
-        }),
-        _ => None,
-    }
+    refresh::kind_of(&root.db, def)
 }
 
-fn hashes_of(root: &Root, def: Definition) -> Option<SpecHashes> {
-    let h = engine::spec_hashes(&root.db, def)?;
-    Some(SpecHashes {
-        formal: h.formal.to_string(),
-        test: h.test.map(|t| t.to_string()),
-        prose: h.prose.to_string(),
-    })
-}
-
-/// Creates missing sidecars with defaults, re-anchors prose edits as `review-suggested`
-/// and `.soil` edits as trellis does (`soil_hash`, `calls` and `private_helpers` from the
-/// files, `hand-edited` when the definition's own text changed). It never touches `formal` or `test` (those stay stale until a
-/// lowering or a test run vouches for the new spec), never rewrites an unchanged file, and
-/// never overwrites a sidecar it cannot read.
+/// Writes what `refresh::refreshed` makes of each definition, when its bytes differ from
+/// the file's; a sidecar that cannot be read is named and left alone, the rest still done.
 fn refresh(root: &mut Root) -> Result<bool, Failure> {
     let mut problems = Vec::new();
     let mut written = 0;
+    let versions = root.toml.versions();
     for &def in &root.defs {
         let path = def.path(&root.db).clone();
-        let Some(hashes) = hashes_of(root, def) else {
-            continue; // no readable spec: nothing to anchor to
-        };
-        let mut next: Sidecar = match engine::parsed_sidecar(&root.db, def) {
-            None => {
-                let Some(Ok(tr)) = engine::tr_summary(&root.db, def) else {
-                    continue;
-                };
-                let name = if tr.name.is_empty() {
-                    engine::short_name(&path).to_string()
-                } else {
-                    tr.name.clone()
-                };
-                let kind = kind_of(root, def).unwrap_or(DefKind::Function);
-                let mut fresh = sidecar::default_for(
-                    &name,
-                    kind,
-                    hashes,
-                    tr.blocks.clone(),
-                    root.toml.versions(),
-                );
-                fresh.spec.escape_hatches = tr.escape_hatches.clone();
-                fresh
-            }
-            Some(Err(e)) => {
+        let next = match refresh::refreshed(&root.db, def, &versions) {
+            Refreshed::Skipped => continue,
+            Refreshed::Unreadable(e) => {
                 problems.push(format!("{path}.lock: {e}; left untouched"));
                 continue;
             }
-            Some(Ok(current)) => {
-                let mut next = current.clone();
-                if next.spec.hashes.prose != hashes.prose {
-                    next.spec.hashes.prose = hashes.prose;
-                    next.spec.prose_state = ProseState::ReviewSuggested;
-                }
-                // A `.soil` that moved: its own edit recorded as `hand-edited`, a callee's
-                // re-anchored as it is.
-                if let Some(lowering) = soil_hash::re_anchored(&root.db, def) {
-                    next.lowering = Some(lowering);
-                }
-                next
-            }
+            Refreshed::Sidecar(next) => next,
         };
-        // A header's decisions snapshot follows its `decisions` block, as trellis's
-        // refresh keeps it: label → entry hash, no key without the block.
-        if matches!(next.kind, DefKind::Module | DefKind::Project)
-            && let Some(Ok(tr)) = engine::tr_summary(&root.db, def)
-        {
-            next.spec.decisions = tr
-                .decisions
-                .as_ref()
-                .map(|entries| entries.iter().cloned().collect());
-        }
         let file = root.file(def, "lock");
         if write_if_changed(&file, sidecar::to_canonical_string(&next).as_bytes())
             .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?

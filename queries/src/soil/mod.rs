@@ -2,6 +2,7 @@ pub mod check;
 pub mod engine;
 pub mod graph;
 pub mod lang;
+pub mod refresh;
 pub mod sidecar;
 pub mod soil_hash;
 pub mod spec_hash;
