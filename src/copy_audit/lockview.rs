@@ -15,10 +15,9 @@ use super::cache::{Caches, LockInfo, LockSummary, Stat};
 use super::workspace::Workspace;
 use crate::statcache::Raw32;
 use lockgraph_queries::copy::engine::{self, EntryState};
-use lockgraph_queries::copy::lockfile::{self, Backend, Entry, Lockfile};
+use lockgraph_queries::copy::lockfile::{self, Entry, Lockfile};
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 use std::fs;
 use std::sync::{Mutex, OnceLock};
 
@@ -36,26 +35,6 @@ enum Summary {
     Parsed(Vec<(String, LockInfo)>),
     /// From `.lockgraph/`, read as it is joined with the files being audited.
     Cached(LockSummary),
-}
-
-/// What an entry's spans contribute to a findings key: what the filter reads of each span
-/// (not notes or path hints).
-pub fn spans_key(entry: &Entry) -> [u8; 32] {
-    let mut h = Sha256::new();
-    for span in &entry.spans {
-        for n in [
-            span.start_line,
-            span.start_column,
-            span.end_line,
-            span.end_column,
-        ] {
-            h.update(n.to_le_bytes());
-        }
-        h.update(span.language.as_bytes());
-        h.update([0]);
-        h.update(span.kind.as_str().as_bytes());
-    }
-    h.finalize().into()
 }
 
 /// Reads the lockfile (on every core, as `Workspace::read_lockfile` does) without letting
@@ -84,21 +63,13 @@ fn read_off_the_pool(ws: &Workspace) -> Result<Lockfile, Failure> {
     })
 }
 
-pub fn prompt_outdated(lock: &Lockfile) -> bool {
-    lock.segmenter.backend == Backend::Agent
-        && lock
-            .segmenter
-            .prompt_version
-            .is_some_and(|v| v < lockfile::CURRENT_PROMPT_VERSION)
-}
-
 fn info(e: &Entry) -> LockInfo {
     LockInfo {
         hash: ContentHash::parse(&e.content_hash)
             .map(|h| Raw32(h.0))
             .ok_or_else(|| e.content_hash.clone()),
         reviewed: e.reviewed_by.is_some(),
-        spans: Raw32(spans_key(e)),
+        spans: Raw32(lockfile::filter_key(&e.spans)),
     }
 }
 
@@ -161,7 +132,7 @@ impl<'a> LockView<'a> {
         LockView {
             ws,
             summary: Summary::Parsed(summary),
-            prompt_outdated: prompt_outdated(&lock),
+            prompt_outdated: lock.prompt_outdated(),
             full: OnceLock::from(Ok(Mutex::new(lock))),
         }
     }

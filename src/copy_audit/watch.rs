@@ -8,7 +8,6 @@
 
 use super::Failure;
 use super::audit::engine_setup;
-use super::lockview::prompt_outdated;
 use super::workspace::Workspace;
 use crate::config::PathMatcher;
 use crate::fsutil::relative;
@@ -59,7 +58,7 @@ impl Session {
             (Database::default(), None)
         };
         let lock = ws.read_lockfile()?;
-        engine_setup(ws, prompt_outdated(&lock))?.install(&db);
+        engine_setup(ws, lock.prompt_outdated())?.install(&db);
         let mut session = Session {
             db,
             log,

@@ -24,8 +24,8 @@ use std::fmt;
 pub use check::check_entry_path;
 pub use merge::{Merged, Settled, merge};
 pub use spans::{
-    Clamped, SpanFit, SpanIndex, fit_spans_for_add, normalize_spans, refreshed_entry, span_fit,
-    span_range,
+    Clamped, SpanFit, SpanIndex, filter_key, fit_spans_for_add, normalize_spans, refreshed_entry,
+    span_fit, span_range,
 };
 pub use write::to_canonical_string;
 
@@ -61,6 +61,16 @@ impl Lockfile {
             segmenter,
             files: BTreeMap::new(),
         }
+    }
+
+    /// Seed invariant 6: an agent segmentation made with an older prompt than the current
+    /// one is outdated, and its unreviewed entries are re-segmented (reviewed ones stay).
+    pub fn prompt_outdated(&self) -> bool {
+        self.segmenter.backend == Backend::Agent
+            && self
+                .segmenter
+                .prompt_version
+                .is_some_and(|v| v < CURRENT_PROMPT_VERSION)
     }
 
     /// Checks every seed invariant, as [`parse`] does; the shell calls it before writing a

@@ -14,8 +14,12 @@ use std::ops::Range;
 /// so neither is an error. `None` when the span covers no character at all (it starts past
 /// the end of the file).
 pub fn span_range(text: &str, index: &LineIndex, span: &Span) -> Option<Range<usize>> {
-    let start = index.start_at_or_after(text, span.start());
-    let end = index.end_at_or_before(text, span.end());
+    range_between(text, index, span.start(), span.end())
+}
+
+fn range_between(text: &str, index: &LineIndex, a: LineCol, b: LineCol) -> Option<Range<usize>> {
+    let start = index.start_at_or_after(text, a);
+    let end = index.end_at_or_before(text, b);
     (start < end).then_some(start..end)
 }
 
@@ -149,6 +153,47 @@ pub struct SpanIndex {
     languages: Vec<String>,
 }
 
+/// What the span filter reads of a span: its two positions, its language and its kind —
+/// never its path hint or note. [`SpanIndex::new`] reads spans only through this, and
+/// [`filter_key`] hashes exactly this, so the key cannot miss what the filter sees.
+struct Filtered<'a> {
+    start: LineCol,
+    end: LineCol,
+    language: &'a str,
+    kind: Kind,
+}
+
+fn filtered(span: &Span) -> Filtered<'_> {
+    Filtered {
+        start: span.start(),
+        end: span.end(),
+        language: &span.language,
+        kind: span.kind,
+    }
+}
+
+/// A digest of all the span filter reads of an entry's spans (see [`Filtered`]): equal
+/// for two span lists, the filter admits the same findings from either, whatever their
+/// notes and path hints say. The findings cache keys reports by it.
+pub fn filter_key(spans: &[Span]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for span in spans.iter().map(filtered) {
+        for n in [
+            span.start.line,
+            span.start.column,
+            span.end.line,
+            span.end.column,
+        ] {
+            h.update(n.to_le_bytes());
+        }
+        h.update(span.language.as_bytes());
+        h.update([0]);
+        h.update(span.kind.as_str().as_bytes());
+    }
+    h.finalize().into()
+}
+
 impl SpanIndex {
     /// Fails only when the spans break the lockfile invariants (the reader has checked
     /// them already). Spans reaching past an end cover what [`span_range`] says; a span
@@ -158,12 +203,13 @@ impl SpanIndex {
         let mut languages: Vec<String> = Vec::new();
         let ranges = spans
             .iter()
+            .map(filtered)
             .filter_map(|span| {
-                let range = span_range(text, index, span)?;
-                let language = match languages.iter().position(|l| *l == span.language) {
+                let range = range_between(text, index, span.start, span.end)?;
+                let language = match languages.iter().position(|l| l == span.language) {
                     Some(at) => at,
                     None => {
-                        languages.push(span.language.clone());
+                        languages.push(span.language.to_owned());
                         languages.len() - 1
                     }
                 };

@@ -1080,6 +1080,41 @@ proptest! {
             Err(_) => prop_assert!(super::check::check_span_list(&spans).is_err()),
         }
     }
+
+    /// The findings cache keys a report by `filter_key`: spans that differ only in what
+    /// the filter does not read (notes, path hints) have one key and filter alike; a
+    /// change to anything it reads changes the key.
+    #[test]
+    fn the_filter_key_covers_exactly_what_the_filter_reads(
+        lines in prop::collection::vec("[a-zž😀 ]{0,6}", 1..8),
+        spans in arb_spans(),
+        note in "[a-z ]{0,8}",
+    ) {
+        let text = lines.join("\n");
+        let idx = LineIndex::new(&text);
+        let mut annotated = spans.clone();
+        for s in &mut annotated {
+            s.note = Field::Value(note.clone());
+            s.path_hint = Field::Value(format!("hint.{note}"));
+        }
+        prop_assert_eq!(filter_key(&spans), filter_key(&annotated));
+        if let (Ok(a), Ok(b)) = (
+            SpanIndex::new(&text, &idx, &spans),
+            SpanIndex::new(&text, &idx, &annotated),
+        ) {
+            for offset in 0..=text.len() {
+                prop_assert_eq!(a.at(offset), b.at(offset));
+            }
+        }
+        if let Some(first) = spans.first() {
+            let mut relabelled = spans.clone();
+            relabelled[0].language = if first.language == "cs" { "en".into() } else { "cs".into() };
+            prop_assert_ne!(filter_key(&spans), filter_key(&relabelled));
+            let mut moved = spans.clone();
+            moved[0].end_column += 1;
+            prop_assert_ne!(filter_key(&spans), filter_key(&moved));
+        }
+    }
 }
 
 // ---- the canonical layout's reader ----
