@@ -140,55 +140,70 @@ fn kill_once(bin: &str, base: &Path, args: &[&str], span: Duration, rng: &mut Lc
 
 #[test]
 #[ignore = "long: run by .ci/run with a few kills, by hand with CRASH_KILLS"]
-fn copy_audit_fix_killed_at_random_keeps_every_review() {
+fn copy_audit_writers_killed_at_random_keep_every_review() {
     let base = copy_tree();
-    let before = snapshot(base.dir.path());
-    // What a run that is not killed makes of each file.
-    let done = Tree::copy_of_dir(base.dir.path());
-    let span = timed("copy-audit", done.dir.path(), &["--fix"]);
-    let after = snapshot(done.dir.path());
-    let mut rng = Lcg(19);
-    let (mut landed, mut partial, mut lost, mut left) = (0, 0, 0, 0);
-    for _ in 0..kills() {
-        let (tree, mid) = kill_once("copy-audit", base.dir.path(), &["--fix"], span, &mut rng);
-        landed += usize::from(mid);
-        // The next run: recovers, then audits.
-        let out = tree.copy_audit().arg("--json").output().unwrap();
-        assert!(
-            out.status.code().unwrap() < 2,
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+    // Work for `--offline` too: files without entries.
+    for i in 0..50 {
+        base.write(
+            &format!("content/new/n{i:02}.md"),
+            &format!(
+                "# Nová {i}
+
+Text bez záznamu a s chybou v {i} hodin.
+"
+            ),
         );
-        let now = snapshot(tree.dir.path());
-        for (rel, bytes) in &now {
-            if rel == ".copy-editor.lock.json" {
-                continue;
-            }
-            if before.get(rel) != Some(bytes) && after.get(rel) != Some(bytes) {
-                partial += 1;
-            }
-        }
-        for l in leftovers(tree.dir.path()) {
-            eprintln!("leftover: {}", l.display());
-            left += 1;
-        }
-        // Every review kept: each entry fresh for its file's bytes, still reviewed.
-        let lock = common::json(&now[".copy-editor.lock.json"]);
-        for (rel, entry) in lock["files"].as_object().unwrap() {
-            if !rel.starts_with("content/many/") {
-                continue;
-            }
-            let hash = lockgraph_queries::hash::ContentHash::of(&now[rel]).to_string();
-            if entry["contentHash"] != hash.as_str() || entry["reviewedBy"].is_null() {
-                lost += 1;
-            }
-        }
     }
-    eprintln!(
-        "copy-audit --fix: {} kills ({landed} mid-run), {partial} partial files, {lost} lost reviews, {left} leftovers",
-        kills()
-    );
-    assert_eq!((partial, lost, left), (0, 0, 0));
+    let before = snapshot(base.dir.path());
+    let mut rng = Lcg(19);
+    for args in [&["--fix"][..], &["--offline"], &["lockfile", "normalize"]] {
+        // What a run that is not killed makes of each file.
+        let done = Tree::copy_of_dir(base.dir.path());
+        let span = timed("copy-audit", done.dir.path(), args);
+        let after = snapshot(done.dir.path());
+        let (mut landed, mut partial, mut lost, mut left) = (0, 0, 0, 0);
+        for _ in 0..kills() {
+            let (tree, mid) = kill_once("copy-audit", base.dir.path(), args, span, &mut rng);
+            landed += usize::from(mid);
+            // The next run: recovers, then audits.
+            let out = tree.copy_audit().arg("--json").output().unwrap();
+            assert!(
+                out.status.code().unwrap() < 2,
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let now = snapshot(tree.dir.path());
+            for (rel, bytes) in &now {
+                if rel == ".copy-editor.lock.json" {
+                    continue;
+                }
+                if before.get(rel) != Some(bytes) && after.get(rel) != Some(bytes) {
+                    partial += 1;
+                }
+            }
+            for l in leftovers(tree.dir.path()) {
+                eprintln!("leftover: {}", l.display());
+                left += 1;
+            }
+            // The lockfile reads, and every review is kept: each reviewed entry fresh for
+            // its file's bytes, still reviewed.
+            let lock = common::json(&now[".copy-editor.lock.json"]);
+            for (rel, entry) in lock["files"].as_object().unwrap() {
+                if !rel.starts_with("content/many/") {
+                    continue;
+                }
+                let hash = lockgraph_queries::hash::ContentHash::of(&now[rel]).to_string();
+                if entry["contentHash"] != hash.as_str() || entry["reviewedBy"].is_null() {
+                    lost += 1;
+                }
+            }
+        }
+        eprintln!(
+            "copy-audit {args:?}: {} kills ({landed} mid-run), {partial} partial files, {lost} lost reviews, {left} leftovers",
+            kills()
+        );
+        assert_eq!((partial, lost, left), (0, 0, 0), "{args:?}");
+    }
 }
 
 #[test]
