@@ -4,19 +4,24 @@
 //! Definition.tr ─► tr_summary ─► spec_hashes ─► formal_hash_now ─────────┐ (definition oracles)
 //! Definition.sidecar ─► parsed_sidecar ─► lowered_soil_hash ─────────────┼─► flags(caller)
 //!                                  └────► edges ─► graph, impact, why    │
-//! Project (definition list, external hashes) ─► def_index ───────────────┘
+//! Project (definition list, external hashes) ─► def_index ───────────────┤
+//! Project ─► decision_scopes (headers' decisions) ───────────────────────┤
+//! Definition.soil ─► soil_hash::prepared ─► computed_soil_hashes ─► soil_verdict
 //! ```
 //!
-//! `tr_summary` and `parsed_sidecar` are where the bytes end: what they return may instead
-//! be given as an input (`Definition::tr_known`, `Definition::sidecar_known`) when the shell
-//! kept it from an earlier run on the same bytes. Everything after them is computed the
-//! same way either way.
+//! `tr_summary`, `parsed_sidecar` and `soil_hash::own_forms` are where the bytes end: what
+//! they return may instead be given as an input (`Definition::tr_known`, `sidecar_known`,
+//! `soil_known`) when the shell kept it from an earlier run on the same bytes. Everything
+//! after them is computed the same way either way.
 //!
-//! The cut-off points are deliberate. A caller's flags read its callee only through
-//! `lowered_soil_hash` and `formal_hash_now`, so a prose edit of the callee (which moves
-//! neither) re-runs nothing of the caller, and a new callee `soil_hash` re-runs exactly the
-//! callers that read it — never a blanket reverse closure. No query recurses across
-//! definitions, so cycles in the call graph cannot make salsa loop.
+//! The cut-off points are deliberate, and salsa does the cutting off (backdating equal
+//! results). A caller's flags read its callee only through `lowered_soil_hash`,
+//! `formal_hash_now` and its own `soil_verdict`, so a prose edit of the callee (which moves
+//! none of them) re-runs nothing of the caller, and a new recorded callee `soil_hash`
+//! re-runs exactly the callers that read it — never a blanket reverse closure. The one
+//! root-wide query, `computed_soil_hashes`, hashes callees first with a stack of its own;
+//! no query recurses across definitions, so cycles in the call graph cannot make salsa
+//! loop.
 
 use super::sidecar::{BlockAuthor, DefKind, Oracle, ProseState, Scalar, Sidecar, SidecarError};
 use super::soil_hash::Verdict;
