@@ -32,6 +32,7 @@ pub fn parse_file(src: &str, file_name: &str) -> Result<SoilFile, SyntaxError> {
         tokens,
         pos: 0,
         def_name: String::new(),
+        depth: 0,
     };
     let mut defs = Vec::new();
     let mut second_at = None;
@@ -66,9 +67,42 @@ struct Parser<'a> {
     pos: usize,
     /// The definition being parsed: its name marks the equation head.
     def_name: String,
+    /// How deep the tree being built is at this point. Bounded by [`MAX_DEPTH`]: the
+    /// tree is printed, hashed, cloned and dropped recursively, and a file nesting
+    /// thousands of levels deep (found by fuzzing: an application of thousands of
+    /// arguments) must be an error, not a stack overflow.
+    depth: usize,
 }
 
+/// How deeply a definition may nest: parentheses, operators, applications, patterns and
+/// types together. Far beyond any real definition.
+pub const MAX_DEPTH: usize = 64;
+
 impl Parser<'_> {
+    // ---- depth ----
+
+    /// One level deeper for what `f` parses.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Parsed<T>) -> Parsed<T> {
+        self.deeper()?;
+        let result = f(self);
+        self.depth -= 1;
+        result
+    }
+
+    /// One level deeper: a left-nested chain (`a + b + c`, `f a b c`) adds one per link.
+    /// The caller restores the depth when the chain ends.
+    fn deeper(&mut self) -> Parsed<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error(
+                "soil-too-deep",
+                self.here(),
+                format!("nested more than {MAX_DEPTH} levels deep"),
+            ));
+        }
+        Ok(())
+    }
+
     // ---- tokens ----
 
     fn peek(&self, ahead: usize) -> Option<&Token> {
@@ -278,6 +312,10 @@ impl Parser<'_> {
     }
 
     fn ty(&mut self) -> Parsed<Type> {
+        self.nested(Self::ty_inner)
+    }
+
+    fn ty_inner(&mut self) -> Parsed<Type> {
         if self.is_op(0, "(") && matches!(self.peek(1), Some(Token::Ident(_))) && self.is_op(2, ":")
         {
             self.bump();
@@ -390,6 +428,10 @@ impl Parser<'_> {
     // ---- predicates ----
 
     fn pred(&mut self) -> Parsed<Pred> {
+        self.nested(Self::pred_inner)
+    }
+
+    fn pred_inner(&mut self) -> Parsed<Pred> {
         let lhs = self.pred_or()?;
         if self.is_word(0, "implies") {
             self.bump();
@@ -400,33 +442,40 @@ impl Parser<'_> {
     }
 
     fn pred_or(&mut self) -> Parsed<Pred> {
+        let base = self.depth;
         let mut lhs = self.pred_and()?;
         while self.is_kw(0, "or") {
             self.bump();
+            self.deeper()?;
             lhs = Pred::Or(Box::new(lhs), Box::new(self.pred_and()?));
         }
+        self.depth = base;
         Ok(lhs)
     }
 
     fn pred_and(&mut self) -> Parsed<Pred> {
+        let base = self.depth;
         let mut lhs = self.pred_not()?;
         while self.is_kw(0, "and") {
             self.bump();
+            self.deeper()?;
             lhs = Pred::And(Box::new(lhs), Box::new(self.pred_not()?));
         }
+        self.depth = base;
         Ok(lhs)
     }
 
     fn pred_not(&mut self) -> Parsed<Pred> {
         if self.is_kw(0, "not") {
             self.bump();
-            return Ok(Pred::Not(Box::new(self.pred_not()?)));
+            let inner = self.nested(Self::pred_not)?;
+            return Ok(Pred::Not(Box::new(inner)));
         }
-        let start = self.pos;
+        let (start, depth) = (self.pos, self.depth);
         if let Ok(p) = self.pred_atom() {
             return Ok(p);
         }
-        self.pos = start;
+        (self.pos, self.depth) = (start, depth);
         if self.eat_op("(") {
             let p = self.pred()?;
             self.expect_op(")")?;
@@ -471,6 +520,11 @@ impl Parser<'_> {
     }
 
     fn pexpr(&mut self) -> Parsed<PExpr> {
+        self.nested(Self::pexpr_inner)
+    }
+
+    fn pexpr_inner(&mut self) -> Parsed<PExpr> {
+        let base = self.depth;
         let mut lhs = self.pexpr_mul()?;
         loop {
             let op = if self.is_op(0, "+") {
@@ -478,18 +532,23 @@ impl Parser<'_> {
             } else if self.is_op(0, "-") {
                 ArithOp::Sub
             } else {
+                self.depth = base;
                 return Ok(lhs);
             };
             self.bump();
+            self.deeper()?;
             lhs = PExpr::Arith(op, Box::new(lhs), Box::new(self.pexpr_mul()?));
         }
     }
 
     fn pexpr_mul(&mut self) -> Parsed<PExpr> {
+        let base = self.depth;
         let mut lhs = self.pexpr_app()?;
         while self.eat_op("*") {
+            self.deeper()?;
             lhs = PExpr::Arith(ArithOp::Mul, Box::new(lhs), Box::new(self.pexpr_app()?));
         }
+        self.depth = base;
         Ok(lhs)
     }
 
@@ -571,6 +630,10 @@ impl Parser<'_> {
     // ---- expressions ----
 
     fn expr(&mut self) -> Parsed<Expr> {
+        self.nested(Self::expr_inner)
+    }
+
+    fn expr_inner(&mut self) -> Parsed<Expr> {
         match self.peek(0) {
             Some(Token::Keyword("let")) => self.let_expr(),
             Some(Token::Keyword("fun")) => self.fun_expr(),
@@ -674,27 +737,34 @@ impl Parser<'_> {
     }
 
     fn or_expr(&mut self) -> Parsed<Expr> {
+        let base = self.depth;
         let mut lhs = self.and_expr()?;
         while self.is_kw(0, "or") {
             self.bump();
+            self.deeper()?;
             lhs = Expr::Or(Box::new(lhs), Box::new(self.and_expr()?));
         }
+        self.depth = base;
         Ok(lhs)
     }
 
     fn and_expr(&mut self) -> Parsed<Expr> {
+        let base = self.depth;
         let mut lhs = self.not_expr()?;
         while self.is_kw(0, "and") && !self.and_starts_binding() {
             self.bump();
+            self.deeper()?;
             lhs = Expr::And(Box::new(lhs), Box::new(self.not_expr()?));
         }
+        self.depth = base;
         Ok(lhs)
     }
 
     fn not_expr(&mut self) -> Parsed<Expr> {
         if self.is_kw(0, "not") {
             self.bump();
-            return Ok(Expr::Not(Box::new(self.not_expr()?)));
+            let inner = self.nested(Self::not_expr)?;
+            return Ok(Expr::Not(Box::new(inner)));
         }
         let lhs = self.add_expr()?;
         let Some(Token::Op(op)) = self.peek(0) else {
@@ -718,40 +788,54 @@ impl Parser<'_> {
     }
 
     fn add_expr(&mut self) -> Parsed<Expr> {
+        let base = self.depth;
         let mut lhs = self.mul_expr()?;
         loop {
             let op = match self.peek(0) {
                 Some(Token::Op("+")) => ArithOp::Add,
                 Some(Token::Op("-")) => ArithOp::Sub,
-                _ => return Ok(lhs),
+                _ => {
+                    self.depth = base;
+                    return Ok(lhs);
+                }
             };
             self.bump();
+            self.deeper()?;
             lhs = Expr::Arith(op, Box::new(lhs), Box::new(self.mul_expr()?));
         }
     }
 
     fn mul_expr(&mut self) -> Parsed<Expr> {
+        let base = self.depth;
         let mut lhs = self.unary_expr()?;
         loop {
             let op = match self.peek(0) {
                 Some(Token::Op("*")) => ArithOp::Mul,
                 Some(Token::Op("/")) => ArithOp::Div,
                 Some(Token::Op("%")) => ArithOp::Mod,
-                _ => return Ok(lhs),
+                _ => {
+                    self.depth = base;
+                    return Ok(lhs);
+                }
             };
             self.bump();
+            self.deeper()?;
             lhs = Expr::Arith(op, Box::new(lhs), Box::new(self.unary_expr()?));
         }
     }
 
     fn unary_expr(&mut self) -> Parsed<Expr> {
         if self.eat_op("-") {
-            return Ok(Expr::Neg(Box::new(self.unary_expr()?)));
+            let inner = self.nested(Self::unary_expr)?;
+            return Ok(Expr::Neg(Box::new(inner)));
         }
+        let base = self.depth;
         let mut head = self.atom()?;
         while self.starts_atom() {
+            self.deeper()?;
             head = Expr::App(Box::new(head), Box::new(self.atom()?));
         }
+        self.depth = base;
         Ok(head)
     }
 
@@ -897,6 +981,10 @@ impl Parser<'_> {
     /// `with_arg`: a full pattern, where a constructor takes one atom as its argument;
     /// otherwise an atom, where it takes none.
     fn pattern_with(&mut self, with_arg: bool) -> Parsed<Pattern> {
+        self.nested(|p| p.pattern_inner(with_arg))
+    }
+
+    fn pattern_inner(&mut self, with_arg: bool) -> Parsed<Pattern> {
         if let Some(lit) = self.literal() {
             return Ok(Pattern::Lit(lit));
         }

@@ -255,3 +255,50 @@ fn the_soil_hash_frames_its_parts_and_sorts_its_edges() {
     }
     assert_eq!(a, crate::hash::ContentHash::of(&framed));
 }
+
+/// Nesting beyond [`super::parse::MAX_DEPTH`] is an error, never a stack overflow: the
+/// tree is printed, hashed, cloned and dropped recursively. (Found by fuzzing: a name
+/// applied to thousands of string literals.)
+#[test]
+fn nesting_too_deep_is_an_error_not_an_overflow() {
+    let n = 5_000;
+    let cases = [
+        format!("f : (x : I64) -> I64\nf x = y{}\n", " \"\"".repeat(n)),
+        format!(
+            "f : (x : I64) -> I64\nf x = {}x{}\n",
+            "(".repeat(n),
+            ")".repeat(n)
+        ),
+        format!("f : (x : I64) -> I64\nf x = x{}\n", " + x".repeat(n)),
+        format!("f : (x : I64) -> I64\nf x = {}x\n", "- ".repeat(n)),
+        format!("f : (x : Bool) -> Bool\nf x = {}x\n", "not ".repeat(n)),
+        format!(
+            "f : (x : I64) -> I64\nf x = {}x\n",
+            "let y = x in ".repeat(n)
+        ),
+        format!("f : {}I64\nf x = x\n", "I64 -> ".repeat(n)),
+        format!("f : {{v : I64 | {}v > 0}}\nf = 1\n", "not ".repeat(n)),
+    ];
+    // On a thread with the default 2 MiB stack, as rayon's workers have.
+    let outcome = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            cases
+                .iter()
+                .map(|src| parse_file(src, "f.soil").map(|_| ()).map_err(|e| e.code))
+                .collect::<Vec<_>>()
+        })
+        .unwrap()
+        .join()
+        .expect("no overflow");
+    for (i, result) in outcome.into_iter().enumerate() {
+        assert_eq!(result, Err("soil-too-deep"), "case {i}");
+    }
+    // Real definitions are far from the limit.
+    let fine = format!(
+        "f : (x : I64) -> I64\nf x = {}x{}\n",
+        "(".repeat(40),
+        ")".repeat(40)
+    );
+    assert!(parse_file(&fine, "f.soil").is_ok());
+}
