@@ -89,6 +89,26 @@ impl Parser<'_> {
         result
     }
 
+    /// A left-nested chain `operand (op operand)*`, each operator one token: `op` says
+    /// whether the current token is one (and which), `build` joins the two sides. Each
+    /// link is one level deeper.
+    fn chain<T, O>(
+        &mut self,
+        operand: fn(&mut Self) -> Parsed<T>,
+        op: impl Fn(&Self) -> Option<O>,
+        build: impl Fn(O, T, T) -> T,
+    ) -> Parsed<T> {
+        let base = self.depth;
+        let mut lhs = operand(self)?;
+        while let Some(o) = op(self) {
+            self.bump();
+            self.deeper()?;
+            lhs = build(o, lhs, operand(self)?);
+        }
+        self.depth = base;
+        Ok(lhs)
+    }
+
     /// One level deeper: a left-nested chain (`a + b + c`, `f a b c`) adds one per link.
     /// The caller restores the depth when the chain ends.
     fn deeper(&mut self) -> Parsed<()> {
@@ -442,27 +462,17 @@ impl Parser<'_> {
     }
 
     fn pred_or(&mut self) -> Parsed<Pred> {
-        let base = self.depth;
-        let mut lhs = self.pred_and()?;
-        while self.is_kw(0, "or") {
-            self.bump();
-            self.deeper()?;
-            lhs = Pred::Or(Box::new(lhs), Box::new(self.pred_and()?));
-        }
-        self.depth = base;
-        Ok(lhs)
+        let or = |p: &Self| p.is_kw(0, "or").then_some(());
+        self.chain(Self::pred_and, or, |(), a, b| {
+            Pred::Or(Box::new(a), Box::new(b))
+        })
     }
 
     fn pred_and(&mut self) -> Parsed<Pred> {
-        let base = self.depth;
-        let mut lhs = self.pred_not()?;
-        while self.is_kw(0, "and") {
-            self.bump();
-            self.deeper()?;
-            lhs = Pred::And(Box::new(lhs), Box::new(self.pred_not()?));
-        }
-        self.depth = base;
-        Ok(lhs)
+        let and = |p: &Self| p.is_kw(0, "and").then_some(());
+        self.chain(Self::pred_not, and, |(), a, b| {
+            Pred::And(Box::new(a), Box::new(b))
+        })
     }
 
     fn pred_not(&mut self) -> Parsed<Pred> {
@@ -524,32 +534,21 @@ impl Parser<'_> {
     }
 
     fn pexpr_inner(&mut self) -> Parsed<PExpr> {
-        let base = self.depth;
-        let mut lhs = self.pexpr_mul()?;
-        loop {
-            let op = if self.is_op(0, "+") {
-                ArithOp::Add
-            } else if self.is_op(0, "-") {
-                ArithOp::Sub
-            } else {
-                self.depth = base;
-                return Ok(lhs);
-            };
-            self.bump();
-            self.deeper()?;
-            lhs = PExpr::Arith(op, Box::new(lhs), Box::new(self.pexpr_mul()?));
-        }
+        let op = |p: &Self| match p.peek(0) {
+            Some(Token::Op("+")) => Some(ArithOp::Add),
+            Some(Token::Op("-")) => Some(ArithOp::Sub),
+            _ => None,
+        };
+        self.chain(Self::pexpr_mul, op, |op, a, b| {
+            PExpr::Arith(op, Box::new(a), Box::new(b))
+        })
     }
 
     fn pexpr_mul(&mut self) -> Parsed<PExpr> {
-        let base = self.depth;
-        let mut lhs = self.pexpr_app()?;
-        while self.eat_op("*") {
-            self.deeper()?;
-            lhs = PExpr::Arith(ArithOp::Mul, Box::new(lhs), Box::new(self.pexpr_app()?));
-        }
-        self.depth = base;
-        Ok(lhs)
+        let times = |p: &Self| p.is_op(0, "*").then_some(ArithOp::Mul);
+        self.chain(Self::pexpr_app, times, |op, a, b| {
+            PExpr::Arith(op, Box::new(a), Box::new(b))
+        })
     }
 
     /// Calls are juxtaposition, headed by a bare name.
@@ -737,27 +736,17 @@ impl Parser<'_> {
     }
 
     fn or_expr(&mut self) -> Parsed<Expr> {
-        let base = self.depth;
-        let mut lhs = self.and_expr()?;
-        while self.is_kw(0, "or") {
-            self.bump();
-            self.deeper()?;
-            lhs = Expr::Or(Box::new(lhs), Box::new(self.and_expr()?));
-        }
-        self.depth = base;
-        Ok(lhs)
+        let or = |p: &Self| p.is_kw(0, "or").then_some(());
+        self.chain(Self::and_expr, or, |(), a, b| {
+            Expr::Or(Box::new(a), Box::new(b))
+        })
     }
 
     fn and_expr(&mut self) -> Parsed<Expr> {
-        let base = self.depth;
-        let mut lhs = self.not_expr()?;
-        while self.is_kw(0, "and") && !self.and_starts_binding() {
-            self.bump();
-            self.deeper()?;
-            lhs = Expr::And(Box::new(lhs), Box::new(self.not_expr()?));
-        }
-        self.depth = base;
-        Ok(lhs)
+        let and = |p: &Self| (p.is_kw(0, "and") && !p.and_starts_binding()).then_some(());
+        self.chain(Self::not_expr, and, |(), a, b| {
+            Expr::And(Box::new(a), Box::new(b))
+        })
     }
 
     fn not_expr(&mut self) -> Parsed<Expr> {
@@ -788,40 +777,26 @@ impl Parser<'_> {
     }
 
     fn add_expr(&mut self) -> Parsed<Expr> {
-        let base = self.depth;
-        let mut lhs = self.mul_expr()?;
-        loop {
-            let op = match self.peek(0) {
-                Some(Token::Op("+")) => ArithOp::Add,
-                Some(Token::Op("-")) => ArithOp::Sub,
-                _ => {
-                    self.depth = base;
-                    return Ok(lhs);
-                }
-            };
-            self.bump();
-            self.deeper()?;
-            lhs = Expr::Arith(op, Box::new(lhs), Box::new(self.mul_expr()?));
-        }
+        let op = |p: &Self| match p.peek(0) {
+            Some(Token::Op("+")) => Some(ArithOp::Add),
+            Some(Token::Op("-")) => Some(ArithOp::Sub),
+            _ => None,
+        };
+        self.chain(Self::mul_expr, op, |op, a, b| {
+            Expr::Arith(op, Box::new(a), Box::new(b))
+        })
     }
 
     fn mul_expr(&mut self) -> Parsed<Expr> {
-        let base = self.depth;
-        let mut lhs = self.unary_expr()?;
-        loop {
-            let op = match self.peek(0) {
-                Some(Token::Op("*")) => ArithOp::Mul,
-                Some(Token::Op("/")) => ArithOp::Div,
-                Some(Token::Op("%")) => ArithOp::Mod,
-                _ => {
-                    self.depth = base;
-                    return Ok(lhs);
-                }
-            };
-            self.bump();
-            self.deeper()?;
-            lhs = Expr::Arith(op, Box::new(lhs), Box::new(self.unary_expr()?));
-        }
+        let op = |p: &Self| match p.peek(0) {
+            Some(Token::Op("*")) => Some(ArithOp::Mul),
+            Some(Token::Op("/")) => Some(ArithOp::Div),
+            Some(Token::Op("%")) => Some(ArithOp::Mod),
+            _ => None,
+        };
+        self.chain(Self::unary_expr, op, |op, a, b| {
+            Expr::Arith(op, Box::new(a), Box::new(b))
+        })
     }
 
     fn unary_expr(&mut self) -> Parsed<Expr> {
