@@ -5,7 +5,7 @@ mod common;
 
 use common::Tree;
 use lockgraph::soil_lock::root::Root;
-use lockgraph::soil_lock::watch::Session;
+use lockgraph::soil_lock::watch::{Change, Session};
 use lockgraph_queries::db::Database;
 use lockgraph_queries::soil::engine;
 use lockgraph_queries::soil::status::Flag;
@@ -22,6 +22,14 @@ fn session(tree: &Tree) -> (Session, lockgraph_queries::db::ExecutionLog) {
 fn flags_query_ran_for(s: &Session, log: &[lockgraph_queries::db::Executed], path: &str) -> bool {
     let id = engine::def_index(&s.root.db).get(path).unwrap().as_id();
     log.iter().any(|e| e.key == id && e.query == "flags")
+}
+
+/// Each changed definition with its flags after the change.
+fn flags_after(changes: &[Change]) -> Vec<(&str, &[Flag])> {
+    changes
+        .iter()
+        .map(|c| (c.path.as_str(), c.after.flags.as_slice()))
+        .collect()
 }
 
 #[test]
@@ -65,10 +73,7 @@ fn a_relowered_callee_reaches_exactly_its_direct_callers() {
     let new = format!("sha256:{}", "ab".repeat(32));
     tree.write(lock, &text.replace(&old, &new));
     let changes = s.refresh(&[tree.path(lock)]).unwrap();
-    let changed: Vec<(&str, &[Flag])> = changes
-        .iter()
-        .map(|c| (c.path.as_str(), c.after.flags.as_slice()))
-        .collect();
+    let changed = flags_after(&changes);
     // The recorded hash is no longer the one `sum.soil` gives: the sidecar was edited by
     // hand, which is soil-drift; its callers were checked against the old one.
     assert_eq!(
@@ -124,10 +129,7 @@ fn a_soil_edit_is_seen_and_a_private_helper_edit_reaches_its_owner() {
     );
     tree.write(soil, &tree.read(soil).replace("0.0", "1.0"));
     let changes = s.refresh(&[tree.path(soil)]).unwrap();
-    let changed: Vec<(&str, &[Flag])> = changes
-        .iter()
-        .map(|c| (c.path.as_str(), c.after.flags.as_slice()))
-        .collect();
+    let changed = flags_after(&changes);
     assert_eq!(
         changed,
         [
@@ -141,10 +143,7 @@ fn a_soil_edit_is_seen_and_a_private_helper_edit_reaches_its_owner() {
     let private = "csvstats/_private.soil";
     tree.write(private, &tree.read(private).replace("/ 2.0", "/ 3.0"));
     let changes = s.refresh(&[tree.path(private)]).unwrap();
-    let changed: Vec<(&str, &[Flag])> = changes
-        .iter()
-        .map(|c| (c.path.as_str(), c.after.flags.as_slice()))
-        .collect();
+    let changed = flags_after(&changes);
     assert_eq!(
         changed,
         [("csvstats/median", &[Flag::StaleCallees][..])],

@@ -109,6 +109,20 @@ impl Parser<'_> {
         Ok(lhs)
     }
 
+    /// `+` or `-` here: the additive operators of terms and predicates alike.
+    fn additive(&self) -> Option<ArithOp> {
+        match self.peek(0) {
+            Some(Token::Op("+")) => Some(ArithOp::Add),
+            Some(Token::Op("-")) => Some(ArithOp::Sub),
+            _ => None,
+        }
+    }
+
+    /// `*` here: the one multiplicative operator predicates share with terms.
+    fn multiplicative(&self) -> Option<ArithOp> {
+        self.is_op(0, "*").then_some(ArithOp::Mul)
+    }
+
     /// One level deeper: a left-nested chain (`a + b + c`, `f a b c`) adds one per link.
     /// The caller restores the depth when the chain ends.
     fn deeper(&mut self) -> Parsed<()> {
@@ -534,19 +548,13 @@ impl Parser<'_> {
     }
 
     fn pexpr_inner(&mut self) -> Parsed<PExpr> {
-        let op = |p: &Self| match p.peek(0) {
-            Some(Token::Op("+")) => Some(ArithOp::Add),
-            Some(Token::Op("-")) => Some(ArithOp::Sub),
-            _ => None,
-        };
-        self.chain(Self::pexpr_mul, op, |op, a, b| {
+        self.chain(Self::pexpr_mul, Self::additive, |op, a, b| {
             PExpr::Arith(op, Box::new(a), Box::new(b))
         })
     }
 
     fn pexpr_mul(&mut self) -> Parsed<PExpr> {
-        let times = |p: &Self| p.is_op(0, "*").then_some(ArithOp::Mul);
-        self.chain(Self::pexpr_app, times, |op, a, b| {
+        self.chain(Self::pexpr_app, Self::multiplicative, |op, a, b| {
             PExpr::Arith(op, Box::new(a), Box::new(b))
         })
     }
@@ -777,22 +785,16 @@ impl Parser<'_> {
     }
 
     fn add_expr(&mut self) -> Parsed<Expr> {
-        let op = |p: &Self| match p.peek(0) {
-            Some(Token::Op("+")) => Some(ArithOp::Add),
-            Some(Token::Op("-")) => Some(ArithOp::Sub),
-            _ => None,
-        };
-        self.chain(Self::mul_expr, op, |op, a, b| {
+        self.chain(Self::mul_expr, Self::additive, |op, a, b| {
             Expr::Arith(op, Box::new(a), Box::new(b))
         })
     }
 
     fn mul_expr(&mut self) -> Parsed<Expr> {
         let op = |p: &Self| match p.peek(0) {
-            Some(Token::Op("*")) => Some(ArithOp::Mul),
             Some(Token::Op("/")) => Some(ArithOp::Div),
             Some(Token::Op("%")) => Some(ArithOp::Mod),
-            _ => None,
+            _ => p.multiplicative(),
         };
         self.chain(Self::unary_expr, op, |op, a, b| {
             Expr::Arith(op, Box::new(a), Box::new(b))
