@@ -391,7 +391,14 @@ impl Parser<'_> {
             row_var = Some(name.clone());
             self.bump();
         }
-        let cod = self.ty()?;
+        // The canonical form parenthesises an applied type after a row, a level of
+        // nesting this text may not spend: it is charged here, so that a tree within the
+        // limit prints to a text within it.
+        let cod = if (row_var.is_some() || !effects.is_empty()) && !self.is_op(0, "(") {
+            self.nested(Self::ty)?
+        } else {
+            self.ty()?
+        };
         Ok(Type::Arrow {
             param,
             dom: Box::new(dom),
@@ -803,7 +810,13 @@ impl Parser<'_> {
 
     fn unary_expr(&mut self) -> Parsed<Expr> {
         if self.eat_op("-") {
-            let inner = self.nested(Self::unary_expr)?;
+            // A negated negation prints as `-(-x)`: the parentheses' level is charged
+            // here too, as for an applied type after a row.
+            let inner = if self.is_op(0, "-") {
+                self.nested(|p| p.nested(Self::unary_expr))?
+            } else {
+                self.nested(Self::unary_expr)?
+            };
             return Ok(Expr::Neg(Box::new(inner)));
         }
         let base = self.depth;

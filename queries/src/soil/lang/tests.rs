@@ -302,3 +302,30 @@ fn nesting_too_deep_is_an_error_not_an_overflow() {
     );
     assert!(parse_file(&fine, "f.soil").is_ok());
 }
+
+/// The canonical form adds parentheses of its own in two places (an applied type after a
+/// row, a negated negation), and the parser charges their level where the text had none:
+/// a tree the parser takes prints to a text it takes, up to the limit. (Found by fuzzing:
+/// a 63-arrow signature ending in a row and an applied type.)
+#[test]
+fn the_printed_form_of_a_file_at_the_limit_parses() {
+    for n in 1..80 {
+        let cases = [
+            format!("f : {}I64 -> e Row I64\nf x = x\n", "I64 -> ".repeat(n)),
+            format!("f : {}I64 -> io Row I64\nf x = x\n", "I64 -> ".repeat(n)),
+            format!("f : (x : I64) -> I64\nf x = {}x\n", "- ".repeat(n)),
+            format!(
+                "f : (x : I64) -> I64\nf x = {}x\n",
+                "- (".repeat(n) + &")".repeat(n)
+            ),
+        ];
+        for src in cases {
+            if let Ok(file) = parse_file(&src, "f.soil") {
+                let printed = print_file(&file);
+                let again = parse_file(&printed, "f.soil")
+                    .unwrap_or_else(|e| panic!("{n}: {src:?} printed {printed:?}: {e:?}"));
+                assert_eq!(print_file(&again), printed);
+            }
+        }
+    }
+}
