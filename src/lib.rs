@@ -19,7 +19,7 @@ impl Failure {
 pub mod config;
 pub mod copy_audit;
 pub mod fsutil;
-pub mod memory;
+mod memory;
 pub mod output;
 pub mod progress;
 pub mod soil_lock;

@@ -1,7 +1,7 @@
 /// Audits allocate many small, short-lived values across threads; mimalloc handles that
 /// pattern markedly better than the system allocator (see docs/performance.md).
 #[global_allocator]
-static GLOBAL: lockgraph::memory::Allocator = lockgraph::memory::Allocator;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     lockgraph::soil_lock::main()

@@ -18,7 +18,6 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::fs;
 use std::sync::Arc;
 
 /// The configured rules, ready for the engine.
@@ -123,59 +122,19 @@ fn scan_one(
 }
 
 /// The bytes of the file at `path` and its stat: the one the walk took, or else the open
-/// file's. Like `fs::read`, without the second stat it makes for the size, and without the
-/// read that finds the end: the first read asks for a byte more than the stat says, and a
-/// regular file that gives fewer bytes than asked for is at its end (as git assumes when
-/// it reads a file of known size). That spares a system call per file. A file that grew
-/// since the stat is read on to its end; one that shrank gives what it holds.
+/// file's. The buffer is sized from the stat (a byte more, so the read that finds the end
+/// needs no growth); a file that grew since is read on to its end, one that shrank gives
+/// what it holds.
 fn read_file(path: &std::path::Path, stat: Option<Stat>) -> std::io::Result<(Vec<u8>, Stat)> {
+    use std::io::Read;
     let mut file = crate::fsutil::open_regular(path)?;
     let stat = match stat {
         Some(stat) => stat,
         None => Stat::of(&file.metadata()?),
     };
     let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0) + 1);
-    loop {
-        match read_spare(&mut file, &mut bytes) {
-            Ok(0) => break,
-            Ok(_) => {
-                if bytes.len() == bytes.capacity() {
-                    bytes.reserve(bytes.len());
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    file.read_to_end(&mut bytes)?;
     Ok((bytes, stat))
-}
-
-/// Reads from `file` into the spare capacity of `bytes`, which grows by what was read.
-/// On Linux the bytes are read into the capacity as it is: clearing it first, as a safe
-/// `read` needs, was a second pass over every file's memory before the kernel's copy
-/// (45 M of the cold 10k run's 4.69 G instructions).
-#[cfg(target_os = "linux")]
-fn read_spare(file: &mut fs::File, bytes: &mut Vec<u8>) -> std::io::Result<usize> {
-    use std::os::fd::AsRawFd;
-    let spare = bytes.spare_capacity_mut();
-    // SAFETY: read(2) writes at most `spare.len()` bytes at the start of the spare
-    // capacity, which `bytes` owns, and returns how many it wrote (or -1); the length
-    // grows by exactly those, which are then initialised.
-    let n = unsafe { libc::read(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
-    let n = usize::try_from(n).map_err(|_| std::io::Error::last_os_error())?;
-    // SAFETY: the `n` bytes after the length were just written by read(2).
-    unsafe { bytes.set_len(bytes.len() + n) };
-    Ok(n)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn read_spare(file: &mut fs::File, bytes: &mut Vec<u8>) -> std::io::Result<usize> {
-    use std::io::Read;
-    let filled = bytes.len();
-    bytes.resize(bytes.capacity(), 0);
-    let read = file.read(&mut bytes[filled..]);
-    bytes.truncate(filled + *read.as_ref().unwrap_or(&0));
-    read
 }
 
 /// One audited file.
@@ -503,39 +462,32 @@ impl Learnt {
     /// them, `summary` the lockfile summary the run made (if it parsed the lockfile).
     pub fn save(self, audit: &Audit, summary: Option<&[(String, LockInfo)]>) {
         let Learnt { caches, sides } = self;
-        match caches {
-            Some(c) if c.needs_save() => {
-                let _save = crate::timings::phase("save caches");
-                // A rewritten shard gets the reports this run took out of it back (so
-                // only those shards' files are indexed).
-                let rewritten = c.rewritten_shards();
-                let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();
-                let mut by_key: FxHashMap<[u8; 32], &Audited> =
-                    FxHashMap::with_capacity_and_hasher(indexed, Default::default());
-                by_key.extend(
-                    sides
-                        .iter()
-                        .flatten()
-                        .zip(audit.files())
-                        .filter(|(side, _)| rewritten(&side.key))
-                        .map(|(side, a)| (side.key, a)),
-                );
-                c.save(
-                    |key| {
-                        by_key.get(key).map(|a| ReportRef {
-                            findings: &a.report.findings,
-                            error: &a.report.error,
-                        })
-                    },
-                    summary,
-                );
-            }
-            // The process ends soon after: freeing every cached entry one by one would
-            // cost more than the whole warm audit of a small tree (a sixth of it on a
-            // large one).
-            other => std::mem::forget(other),
+        if let Some(c) = caches.filter(Caches::needs_save) {
+            let _save = crate::timings::phase("save caches");
+            // A rewritten shard gets the reports this run took out of it back (so
+            // only those shards' files are indexed).
+            let rewritten = c.rewritten_shards();
+            let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();
+            let mut by_key: FxHashMap<[u8; 32], &Audited> =
+                FxHashMap::with_capacity_and_hasher(indexed, Default::default());
+            by_key.extend(
+                sides
+                    .iter()
+                    .flatten()
+                    .zip(audit.files())
+                    .filter(|(side, _)| rewritten(&side.key))
+                    .map(|(side, a)| (side.key, a)),
+            );
+            c.save(
+                |key| {
+                    by_key.get(key).map(|a| ReportRef {
+                        findings: &a.report.findings,
+                        error: &a.report.error,
+                    })
+                },
+                summary,
+            );
         }
-        std::mem::forget(sides);
     }
 }
 
@@ -559,7 +511,6 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     if args.watch {
         return super::watch::run(ws, matcher).map(|()| Outcome::Clean);
     }
-    crate::memory::keep_freed_memory();
     let walk = crate::timings::phase("walk and stat, open caches");
     // The walk waits on the file system while the caches and the lockfile are decoded on
     // the CPU: side by side. `--fix` may re-anchor the lockfile, so then it is opened
@@ -567,7 +518,7 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     // Stats are taken in the walk only to be compared with the stat index's.
     let stat_walk = !args.no_cache && Caches::has_stat_index(&ws.root);
     if !stat_walk {
-        // Every file will be read and audited: a cold run (see `memory::small_pages`).
+        // Every file will be read and audited: a cold run.
         crate::memory::small_pages();
     }
     let (files, (mut caches, lock)) = rayon::join(
@@ -649,7 +600,9 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     } else {
         Outcome::Clean
     };
-    // As above: the process exits next, and the OS reclaims this faster than `drop` would.
+    // The process exits next. Freeing every file's report one by one took 8% of a warm
+    // run on 100k files (docs/performance.md, "What a run does with its memory"); the OS
+    // takes the pages back at once.
     std::mem::forget(summary);
     std::mem::forget(audit);
     std::mem::forget(lock);
