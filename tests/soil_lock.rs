@@ -1366,6 +1366,17 @@ fn a_stale_oracle_cycle_still_terminates() {
     assert!(violations(&r.stdout).contains(&v(SUM, "oracle-cycle")));
 }
 
+/// A definition that is its own oracle vouches for itself: a cycle of one.
+#[test]
+fn a_definition_that_is_its_own_oracle_is_a_cycle() {
+    let tree = Tree::copy_of("soil");
+    add_definition_oracle(&tree, SUM, "sum", OTHER_HASH);
+    let r = run_ok(&tree, &["check"], 1);
+    let found = violations(&r.stdout);
+    assert!(found.contains(&v(SUM, "oracle-cycle")), "{}", r.stdout);
+    assert!(!found.contains(&v(MEAN, "oracle-cycle")), "{}", r.stdout);
+}
+
 #[test]
 fn mutual_recursion_impact_and_why_terminate() {
     let tree = Tree::copy_of("soil");

@@ -1,15 +1,15 @@
 //! `check` (spec §7): the four invariants every root must keep, and the CI policy flags.
 
-use super::engine::Resolution;
 use super::engine::{
-    Definition, Project, def_index, flags, ladder, module_of, parsed_sidecar, short_name,
-    sidecar_of, tr_summary,
+    Definition, EdgeKind, Project, Resolution, def_index, edges, flags, ladder, module_of,
+    parsed_sidecar, short_name, sidecar_of, tr_summary,
 };
-use super::sidecar::{DefKind, Oracle, TestResult};
+use super::graph;
+use super::sidecar::{DefKind, TestResult};
 use super::soil_hash::{is_function, own_forms, private_forms};
 use super::status::{Flag, Ladder};
-use petgraph::graph::DiGraph;
-use std::collections::{BTreeMap, BTreeSet};
+use petgraph::visit::EdgeFiltered;
+use std::collections::BTreeSet;
 
 /// One broken rule, printed as one line.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -174,22 +174,20 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                 "a human-authored block changed author without review".into(),
             );
         }
-        for oracle in &sidecar.oracles {
-            if let Oracle::Definition { name, .. } = oracle {
-                let accepted = match index.resolve(path, name) {
-                    Resolution::Found(p) => index
-                        .get(&p)
-                        .and_then(|d| sidecar_of(db, d))
-                        .is_some_and(|s| s.accepted),
-                    _ => false,
-                };
-                if !accepted {
-                    push(
-                        path,
-                        "oracle-not-accepted",
-                        format!("uses `{name}` as an oracle, which is not accepted"),
-                    );
-                }
+        for oracle in edges(db, def).iter().filter(|e| e.kind == EdgeKind::Oracle) {
+            let accepted = match &oracle.target {
+                Resolution::Found(p) => index
+                    .get(p)
+                    .and_then(|d| sidecar_of(db, d))
+                    .is_some_and(|s| s.accepted),
+                _ => false,
+            };
+            if !accepted {
+                push(
+                    path,
+                    "oracle-not-accepted",
+                    format!("uses `{}` as an oracle, which is not accepted", oracle.name),
+                );
             }
         }
         if let Some(req) = policy.require
@@ -241,35 +239,18 @@ fn req_name(r: Requirement) -> &'static str {
 /// cycle no member's acceptance rests on anything outside it, so none of them counts.
 fn oracle_cycles(db: &dyn salsa::Database) -> Vec<Violation> {
     let index = def_index(db);
-    let mut g = DiGraph::<String, ()>::new();
-    let mut nodes = BTreeMap::new();
-    let mut node = |g: &mut DiGraph<String, ()>, p: &str| {
-        *nodes
-            .entry(p.to_string())
-            .or_insert_with(|| g.add_node(p.to_string()))
-    };
-    for &def in Project::get(db).definitions(db) {
-        let path = def.path(db);
-        let Some(s) = sidecar_of(db, def) else {
-            continue;
-        };
-        for oracle in &s.oracles {
-            if let Oracle::Definition { name, .. } = oracle
-                && let Resolution::Found(target) = index.resolve(path, name)
-            {
-                let a = node(&mut g, path);
-                let b = node(&mut g, &target);
-                g.add_edge(a, b, ());
-            }
-        }
-    }
+    let deps = graph::build(db);
+    let g = &deps.graph;
+    let oracles = EdgeFiltered::from_fn(g, |e| *e.weight() == EdgeKind::Oracle);
+    let is_oracle =
+        |e: petgraph::stable_graph::EdgeReference<'_, EdgeKind>| *e.weight() == EdgeKind::Oracle;
     let mut out = Vec::new();
-    for scc in petgraph::algo::tarjan_scc(&g) {
-        let cyclic = scc.len() > 1 || g.contains_edge(scc[0], scc[0]);
+    for scc in petgraph::algo::tarjan_scc(&oracles) {
+        let cyclic = scc.len() > 1 || g.edges_connecting(scc[0], scc[0]).any(is_oracle);
         if !cyclic {
             continue;
         }
-        let mut members: Vec<String> = scc.iter().map(|&ix| g[ix].clone()).collect();
+        let mut members: Vec<String> = scc.iter().map(|&ix| g[ix].id.clone()).collect();
         members.sort();
         // Named once, and briefly: every accepted member gets a line, and a long cycle
         // repeated in each would make the output quadratic in its length.

@@ -1,7 +1,9 @@
 //! The call and oracle graph (spec §6): one petgraph graph with typed edges, assembled
 //! from each definition's memoised [`edges`], and the two questions asked of it —
 //! `impact` (what would an edit reach, along which edges) and `why` (why is a definition
-//! stale, as a path to the cause).
+//! stale, as a path to the cause); `check` finds oracle cycles on it too. The graph
+//! answers questions; it does not invalidate anything: salsa decides what re-runs after
+//! an edit, from what each query read.
 
 use super::engine::{
     Definition, Edge, EdgeKind, Project, Reason, Resolution, def_index, edges, flags,
