@@ -1,18 +1,20 @@
-//! The walk copy-audit takes of its root: hidden files included, symlinks not followed, the
-//! [`SKIPPED_DIRS`] never entered, and `.gitignore` (with `.git/info/exclude`) honoured
-//! inside a git repository.
+//! The one walk of a root, for both tools: directories listed once each, subdirectories
+//! on every core (rayon), the [`SKIPPED_DIRS`] never entered, directory symlinks never
+//! followed, paths that are not UTF-8 skipped, and one policy for what is not a regular
+//! file ([`walk`]). Options say what differs: `.gitignore` (with `.git/info/exclude`)
+//! honoured inside a git repository (copy-audit), directories whose names start with a
+//! dot left out (soil-lock, as in trellis).
 //!
-//! A warm audit of a large tree is mostly this walk, so it does only what the audit needs:
-//! each directory is listed once, its subdirectories on every core (rayon), and the visitor
-//! sees root-relative paths and stats files relative to the open directory. Until 0.1 it
-//! was `ignore`'s walker, whose per-entry bookkeeping (a full path, an ignore-rule chain
-//! consulted even when no rule exists, a work queue) cost half of a warm run's walk; the
-//! ignore rules are still `ignore`'s own matchers, applied as git applies them, which the
-//! tests here and in `tests/copy_audit.rs` pin: rules apply only inside a repository (the
-//! root's, found above it, or one below it), the innermost match wins, negations
-//! re-include, and a repository's own directory is the outermost whose rules count — so
-//! a root in a subdirectory of a repository also honours the `.gitignore` files between
-//! the repository's top and itself.
+//! A warm run of a large tree is mostly this walk, so it does only what a run needs: the
+//! visitor sees root-relative paths and stats files relative to the open directory.
+//! Until 0.1 it was `ignore`'s walker, whose per-entry bookkeeping (a full path, an
+//! ignore-rule chain consulted even when no rule exists, a work queue) cost half of a
+//! warm run's walk; the ignore rules are still `ignore`'s own matchers, applied as git
+//! applies them, which the tests here and in `tests/copy_audit.rs` pin: rules apply only
+//! inside a repository (the root's, found above it, or one below it), the innermost match
+//! wins, negations re-include, and a repository's own directory is the outermost whose
+//! rules count — so a root in a subdirectory of a repository also honours the
+//! `.gitignore` files between the repository's top and itself.
 
 use crate::fsutil::SKIPPED_DIRS;
 use ignore::Match;
@@ -23,49 +25,106 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// One entry of the walk that is not a directory: a file, or a symlink (not followed).
-pub struct Entry<'a> {
-    /// Root-relative, `/`-separated.
-    pub rel: &'a str,
-    pub file_type: fs::FileType,
-    entry: &'a fs::DirEntry,
+/// What differs between the tools' walks.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Honour `.gitignore` and `info/exclude` inside a repository.
+    pub git_ignore: bool,
+    /// Enter directories whose names start with a dot.
+    pub dot_dirs: bool,
 }
 
-impl Entry<'_> {
+/// A file the walk hands to the visitor: a regular file, or a symlink that leads to one
+/// inside the root.
+pub struct Found<'a> {
+    /// Root-relative, `/`-separated.
+    pub rel: &'a str,
+    entry: &'a fs::DirEntry,
+    /// A symlink's target's stat, taken when the link was checked.
+    target: Option<fs::Metadata>,
+}
+
+impl Found<'_> {
     /// The entry's absolute path.
     pub fn path(&self) -> PathBuf {
         self.entry.path()
     }
 
-    /// The entry's own stat (a symlink's, not its target's), taken relative to the open
-    /// directory rather than by looking the whole path up again.
+    /// The stat of what would be read: the file's own, taken relative to the open
+    /// directory rather than by looking the whole path up again, or a symlink's target's.
     pub fn metadata(&self) -> io::Result<fs::Metadata> {
-        self.entry.metadata()
+        match &self.target {
+            Some(m) => Ok(m.clone()),
+            None => self.entry.metadata(),
+        }
     }
 }
 
-/// Walks `root`, calling `visit` on every file and symlink on any thread; what it returns
-/// is kept, in batches in no particular order. `git_ignore` turns the ignore rules on. The
-/// first error (an unreadable directory, a malformed `.gitignore`) ends the walk.
-pub fn walk<T: Send>(
-    root: &Path,
-    git_ignore: bool,
-    visit: impl Fn(&Entry) -> Option<T> + Sync,
-) -> io::Result<Vec<Vec<T>>> {
-    let walker = Walker {
-        git_ignore,
-        visit,
-        out: Mutex::new(Vec::new()),
-    };
-    let outer = if git_ignore { outer_rules(root)? } else { None };
-    walker.dir(root.to_path_buf(), String::new(), outer)?;
-    Ok(walker.out.into_inner().expect("no visitor panics"))
+/// A wanted path the walk did not hand over, and why: one warning line for the caller.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Skipped {
+    pub rel: String,
+    pub why: String,
 }
 
-struct Walker<F, T> {
-    git_ignore: bool,
-    visit: F,
-    out: Mutex<Vec<Vec<T>>>,
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}; skipped", self.rel, self.why)
+    }
+}
+
+/// What a walk found: what the visitor kept (in batches, in no particular order) and the
+/// wanted paths skipped, sorted.
+#[derive(Debug)]
+pub struct Walked<T> {
+    pub kept: Vec<Vec<T>>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Walks `root`. For each path that is not a directory, `wants` says whether the run
+/// reads it; a wanted regular file, or a symlink leading to one inside the root, goes to
+/// `visit` (on any thread), whose result is kept. A wanted path that is anything else —
+/// a FIFO (its read would block), a device (its read would never end), a socket, a
+/// symlink leading outside the root, to something else or to nothing — is skipped and
+/// listed. A leftover temporary file of ours is never wanted, and removed if its writer
+/// is gone. The first error (an unreadable directory, a malformed `.gitignore`) ends the
+/// walk.
+pub fn walk<T: Send>(
+    root: &Path,
+    options: Options,
+    wants: impl Fn(&str) -> bool + Sync,
+    visit: impl Fn(&Found) -> Option<T> + Sync,
+) -> io::Result<Walked<T>> {
+    let walker = Walker {
+        options,
+        root: fs::canonicalize(root)?,
+        wants,
+        visit,
+        kept: Mutex::new(Vec::new()),
+        skipped: Mutex::new(Vec::new()),
+    };
+    let outer = if options.git_ignore {
+        outer_rules(root)?
+    } else {
+        None
+    };
+    walker.dir(root.to_path_buf(), String::new(), outer)?;
+    let mut skipped = walker.skipped.into_inner().expect("no visitor panics");
+    skipped.sort();
+    Ok(Walked {
+        kept: walker.kept.into_inner().expect("no visitor panics"),
+        skipped,
+    })
+}
+
+struct Walker<W, V, T> {
+    options: Options,
+    /// Canonical, for where symlinks lead.
+    root: PathBuf,
+    wants: W,
+    visit: V,
+    kept: Mutex<Vec<Vec<T>>>,
+    skipped: Mutex<Vec<Skipped>>,
 }
 
 /// The ignore rules of one directory, linked to those of its parent.
@@ -119,9 +178,10 @@ impl Rules {
     }
 }
 
-impl<F, T> Walker<F, T>
+impl<W, V, T> Walker<W, V, T>
 where
-    F: Fn(&Entry) -> Option<T> + Sync,
+    W: Fn(&str) -> bool + Sync,
+    V: Fn(&Found) -> Option<T> + Sync,
     T: Send,
 {
     fn dir(&self, path: PathBuf, rel: String, rules: Option<Arc<Rules>>) -> io::Result<()> {
@@ -132,7 +192,7 @@ where
             .map(|e| e.map(|e| (e.file_name(), e)))
             .collect::<io::Result<Vec<_>>>()
             .map_err(at)?;
-        let rules = if self.git_ignore {
+        let rules = if self.options.git_ignore {
             Some(self.rules(&path, &rel, &entries, rules)?)
         } else {
             None
@@ -142,7 +202,8 @@ where
             name_at.push('/');
         }
         let prefix = name_at.len();
-        let mut found = Vec::new();
+        let mut kept = Vec::new();
+        let mut skipped = Vec::new();
         let mut subdirs = Vec::new();
         for (name, entry) in &entries {
             let file_type = entry.file_type().map_err(at)?;
@@ -151,7 +212,10 @@ where
             name_at.truncate(prefix);
             name_at.push_str(name);
             let is_dir = file_type.is_dir();
-            if is_dir && SKIPPED_DIRS.contains(&name) {
+            if is_dir
+                && (SKIPPED_DIRS.contains(&name)
+                    || (!self.options.dot_dirs && name.starts_with('.')))
+            {
                 continue;
             }
             if rules.as_ref().is_some_and(|r| r.ignores(&name_at, is_dir)) {
@@ -161,20 +225,71 @@ where
                 subdirs.push((entry.path(), name_at.clone()));
                 continue;
             }
-            let seen = Entry {
-                rel: &name_at,
-                file_type,
-                entry,
+            if crate::fsutil::is_temp(name) {
+                crate::fsutil::remove_if_leftover(&entry.path());
+                continue;
+            }
+            if !(self.wants)(&name_at) {
+                continue;
+            }
+            let target = if file_type.is_file() {
+                None
+            } else {
+                match self.symlink_target(entry, &file_type) {
+                    Ok(meta) => Some(meta),
+                    Err(why) => {
+                        skipped.push(Skipped {
+                            rel: name_at.clone(),
+                            why,
+                        });
+                        continue;
+                    }
+                }
             };
-            found.extend((self.visit)(&seen));
+            kept.extend((self.visit)(&Found {
+                rel: &name_at,
+                entry,
+                target,
+            }));
         }
-        if !found.is_empty() {
-            self.out.lock().expect("no visitor panics").push(found);
+        if !kept.is_empty() {
+            self.kept.lock().expect("no visitor panics").push(kept);
+        }
+        if !skipped.is_empty() {
+            self.skipped
+                .lock()
+                .expect("no visitor panics")
+                .append(&mut skipped);
         }
         drop(entries);
         subdirs
             .into_par_iter()
             .try_for_each(|(path, rel)| self.dir(path, rel, rules.clone()))
+    }
+
+    /// The stat of the regular file inside the root that a symlink leads to, or why it
+    /// is skipped (also for what is neither a symlink nor a regular file).
+    fn symlink_target(
+        &self,
+        entry: &fs::DirEntry,
+        kind: &fs::FileType,
+    ) -> Result<fs::Metadata, String> {
+        if !kind.is_symlink() {
+            let kind = crate::fsutil::kind_name(kind);
+            return Err(format!("{kind}, not a regular file"));
+        }
+        let path = entry.path();
+        let Ok(meta) = fs::metadata(&path) else {
+            return Err("symlink to nothing".into());
+        };
+        if !fs::canonicalize(&path).is_ok_and(|c| c.starts_with(&self.root)) {
+            return Err("symlink leads outside the root".into());
+        }
+        if !meta.is_file() {
+            let kind = crate::fsutil::kind_name(&meta.file_type());
+            return Err(format!("symlink to {kind}, not a regular file"));
+        }
+        Ok(meta)
     }
 
     /// This directory's rules: its `.gitignore`, and if it is a repository, the
@@ -294,6 +409,15 @@ fn git_common_dir(git: &Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
 
+    const GIT: Options = Options {
+        git_ignore: true,
+        dot_dirs: true,
+    };
+    const PLAIN: Options = Options {
+        git_ignore: false,
+        dot_dirs: true,
+    };
+
     fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         for (path, text) in files {
@@ -305,8 +429,9 @@ mod tests {
     }
 
     fn listed(root: &Path) -> Vec<String> {
-        let mut all: Vec<String> = walk(root, true, |e| Some(e.rel.to_string()))
+        let mut all: Vec<String> = walk(root, GIT, |_| true, |e| Some(e.rel.to_string()))
             .unwrap()
+            .kept
             .into_iter()
             .flatten()
             .collect();
@@ -399,44 +524,86 @@ mod tests {
         assert_eq!(listed(&root), [".gitignore", "a.md", "keep.log"]);
     }
 
+    /// One policy for what is not a regular file: a symlink to a regular file inside the
+    /// root is taken; a directory symlink is not followed; a symlink out of the root, to
+    /// nothing or to a directory, and a FIFO, are skipped and listed; unwanted paths are
+    /// neither; names that are not UTF-8 are left out.
     #[cfg(unix)]
     #[test]
-    fn symlinks_are_reported_not_followed_and_names_that_are_not_utf8_are_skipped() {
+    fn one_policy_for_symlinks_and_what_is_not_a_regular_file() {
         use std::os::unix::ffi::OsStrExt;
-        let dir = tree(&[("a/b.md", ""), ("c.md", "")]);
+        let outside = tree(&[("secret.md", "")]);
+        let dir = tree(&[("a/b.md", ""), ("c.md", ""), ("notes.txt", "")]);
         let d = dir.path();
-        std::os::unix::fs::symlink(d.join("a"), d.join("dir-link")).unwrap();
+        std::os::unix::fs::symlink(d.join("a"), d.join("dir-link.md")).unwrap();
         std::os::unix::fs::symlink(d.join("c.md"), d.join("file-link.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), d.join("out.md")).unwrap();
+        std::os::unix::fs::symlink(d.join("gone.md"), d.join("dangling.md")).unwrap();
+        let fifo = std::ffi::CString::new(d.join("pipe.md").as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path and a mode.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
         fs::write(d.join(std::ffi::OsStr::from_bytes(b"bad\xff.md")), "").unwrap();
-        let mut seen: Vec<(String, bool)> = walk(d, true, |e| {
-            Some((e.rel.to_string(), e.file_type.is_symlink()))
-        })
-        .unwrap()
-        .into_iter()
-        .flatten()
-        .collect();
-        seen.sort();
-        let expected = [
-            ("a/b.md", false),
-            ("c.md", false),
-            ("dir-link", true),
-            ("file-link.md", true),
-        ];
-        let expected: Vec<(String, bool)> =
-            expected.iter().map(|(p, l)| (p.to_string(), *l)).collect();
-        assert_eq!(seen, expected);
+        let walked = walk(
+            d,
+            PLAIN,
+            |rel| rel.ends_with(".md"),
+            |f| Some((f.rel.to_string(), f.metadata().unwrap().len())),
+        )
+        .unwrap();
+        let mut kept: Vec<(String, u64)> = walked.kept.into_iter().flatten().collect();
+        kept.sort();
+        assert_eq!(
+            kept,
+            [
+                ("a/b.md".to_string(), 0),
+                ("c.md".to_string(), 0),
+                ("file-link.md".to_string(), 0)
+            ]
+        );
+        let skipped: Vec<String> = walked.skipped.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            skipped,
+            [
+                "dangling.md: symlink to nothing; skipped",
+                "dir-link.md: symlink to a directory, not a regular file; skipped",
+                "out.md: symlink leads outside the root; skipped",
+                "pipe.md: a FIFO, not a regular file; skipped",
+            ]
+        );
+    }
+
+    #[test]
+    fn directories_starting_with_a_dot_are_entered_only_if_asked() {
+        let dir = tree(&[(".hidden/a.md", ""), ("b.md", ""), (".c.md", "")]);
+        let listed = |dot_dirs| {
+            let options = Options {
+                git_ignore: false,
+                dot_dirs,
+            };
+            let mut all: Vec<String> =
+                walk(dir.path(), options, |_| true, |f| Some(f.rel.to_string()))
+                    .unwrap()
+                    .kept
+                    .into_iter()
+                    .flatten()
+                    .collect();
+            all.sort();
+            all
+        };
+        assert_eq!(listed(true), [".c.md", ".hidden/a.md", "b.md"]);
+        assert_eq!(listed(false), [".c.md", "b.md"]);
     }
 
     #[test]
     fn a_malformed_gitignore_is_an_error_naming_it() {
         let dir = tree(&[(".gitignore", "ok\n[z-a]\n"), ("a.md", "")]);
         fs::create_dir(dir.path().join(".git")).unwrap();
-        let err = walk(dir.path(), true, |e| Some(e.rel.to_string())).unwrap_err();
+        let err = walk(dir.path(), GIT, |_| true, |e| Some(e.rel.to_string())).unwrap_err();
         let err = err.to_string();
         assert!(
             err.contains(".gitignore") && err.contains("line 2"),
             "{err}"
         );
-        assert!(walk(dir.path(), false, |_| Some(())).is_ok());
+        assert!(walk(dir.path(), PLAIN, |_| true, |_| Some(())).is_ok());
     }
 }

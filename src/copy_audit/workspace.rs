@@ -104,81 +104,38 @@ impl Workspace {
         matcher: &PathMatcher,
         stat: bool,
     ) -> Result<Vec<(String, Option<Stat>)>, Failure> {
-        enum Seen {
-            File(String, Option<Stat>),
-            Skipped(String),
-            Failed(String),
-        }
-        let seen = crate::walk::walk(&self.root, true, |entry| {
-            let rel = entry.rel;
-            let name = rel.rsplit('/').next().unwrap_or(rel);
-            if crate::fsutil::is_temp(name) {
-                // Ours, half-written: never audited; removed if its writer is gone.
-                crate::fsutil::remove_if_leftover(&entry.path());
-                return None;
-            }
-            if !matcher.is_included(rel) || rel == self.config.cache_path {
-                return None;
-            }
-            let meta = if entry.file_type.is_symlink() {
-                let path = entry.path();
-                // The stat of what the link leads to: that is what gets read (and the
-                // walk must know it is a file).
-                match fs::metadata(&path) {
-                    Ok(_) if self.resolve_inside(&path).is_none() => {
-                        return Some(Seen::Skipped(format!(
-                            "{rel}: symlink leads outside the root; skipped"
-                        )));
-                    }
-                    Ok(m) if m.is_file() => Some(m),
-                    Ok(m) => {
-                        let kind = crate::fsutil::kind_name(&m.file_type());
-                        return Some(Seen::Skipped(format!(
-                            "{rel}: symlink to {kind}, not a regular file; skipped"
-                        )));
-                    }
-                    Err(_) => {
-                        return Some(Seen::Skipped(format!("{rel}: symlink to nothing; skipped")));
-                    }
-                }
-            } else if !entry.file_type.is_file() {
-                // A FIFO would block the read, a device never end it.
-                let kind = crate::fsutil::kind_name(&entry.file_type);
-                return Some(Seen::Skipped(format!(
-                    "{rel}: {kind}, not a regular file; skipped"
-                )));
-            } else if stat {
-                match entry.metadata() {
-                    Ok(m) => Some(m),
-                    Err(e) => return Some(Seen::Failed(format!("{rel}: {e}"))),
-                }
-            } else {
-                None
+        let options = crate::walk::Options {
+            git_ignore: true,
+            dot_dirs: true,
+        };
+        let wanted = |rel: &str| matcher.is_included(rel) && rel != self.config.cache_path;
+        let walked = crate::walk::walk(&self.root, options, wanted, |found| {
+            let stat = match stat.then(|| found.metadata()) {
+                Some(Ok(m)) => Some(Stat::of(&m)),
+                Some(Err(e)) => return Some(Err(format!("{}: {e}", found.rel))),
+                None => None,
             };
-            let stat = meta.filter(|_| stat).map(|m| Stat::of(&m));
-            Some(Seen::File(rel.to_string(), stat))
+            Some(Ok((found.rel.to_string(), stat)))
         })
         .map_err(|e| Failure::new(format!("walking the tree: {e}")))?;
-        let mut files = Vec::with_capacity(seen.iter().map(Vec::len).sum());
-        let mut skipped = Vec::new();
+        let mut files = Vec::with_capacity(walked.kept.iter().map(Vec::len).sum());
         let mut failed = Vec::new();
-        for s in seen.into_iter().flatten() {
-            match s {
-                Seen::File(rel, stat) => files.push((rel, stat)),
-                Seen::Skipped(w) => skipped.push(w),
-                Seen::Failed(e) => failed.push(e),
+        for seen in walked.kept.into_iter().flatten() {
+            match seen {
+                Ok(file) => files.push(file),
+                Err(e) => failed.push(e),
             }
         }
         failed.sort();
         if let Some(first) = failed.into_iter().next() {
             return Err(Failure::new(first));
         }
-        skipped.sort();
         // A run that walks twice (`--fix` audits again after fixing) warns once.
         static WARNED: std::sync::Mutex<std::collections::BTreeSet<String>> =
             std::sync::Mutex::new(std::collections::BTreeSet::new());
         let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
-        for warning in skipped {
+        for skipped in walked.skipped {
+            let warning = skipped.to_string();
             if warned.insert(warning.clone()) {
                 eprintln!("warning: {warning}");
             }

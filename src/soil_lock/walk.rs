@@ -1,22 +1,19 @@
-//! The walk of a soil root: every definition's stem with its `.tr`, `.lock` and `.soil`.
+//! What soil-lock takes of the root's walk (`crate::walk`, the one both tools use):
+//! every definition's stem with its `.tr`, `.lock` and `.soil`, each statted as it is
+//! listed, relative to its open directory (no path lookup from the root): on a warm run
+//! with the cache, listing and statting is all the file system work left.
 //!
-//! Directories are listed in parallel, and with `stat` each `.tr` and `.lock` is statted
-//! right where it is listed, relative to its open directory (no path lookup from the root):
-//! on a warm run with the cache, listing and statting is all the file system work left.
-//!
-//! The rules are those of copy-audit's walk (`crate::walk`): `.gitignore` not read,
-//! symlinks not followed, `fsutil::SKIPPED_DIRS` never entered, and paths that are not
-//! UTF-8 skipped. As in trellis, a directory whose name starts with a dot is not part of
-//! the root, and a `.lock` beside a `.trp` (a trellis-prose document's lock, `kind:
-//! document`) is not a definition's sidecar.
+//! `.gitignore` is not read, and as in trellis a directory whose name starts with a dot is
+//! not part of the root; a `.lock` beside a `.trp` (a trellis-prose document's lock,
+//! `kind: document`) is not a definition's sidecar. What is not a regular file is skipped
+//! with one warning, as in copy-audit, except a sidecar: that is an error.
 
-use crate::fsutil::SKIPPED_DIRS;
 use crate::statcache::Stat;
+use crate::walk::{Options, walk};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The stem of a module's private helpers file, `_private.soil`.
 pub const PRIVATE: &str = "_private";
@@ -54,18 +51,65 @@ pub struct Walked {
 /// Every definition under `root`, and the modules with private helpers. `root/manifest`
 /// (the derived manifest) is not a sidecar.
 pub fn definitions(root: &Path, manifest: &str, stat: bool) -> io::Result<Walked> {
-    let found = walk(root, String::new(), manifest, stat)?;
-    let (private, mut definitions): (Vec<Listed>, Vec<Listed>) = found
-        .into_iter()
-        .partition(|l| l.tr == File::Absent && l.lock == File::Absent);
+    let options = Options {
+        git_ignore: false,
+        dot_dirs: false,
+    };
+    let wanted = |rel: &str| {
+        rel != manifest
+            && rel
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| matches!(ext, "tr" | "lock" | "soil" | "trp"))
+    };
+    let walked = walk(root, options, wanted, |found| {
+        // A file that vanished since the listing is statted again (and found missing)
+        // when taken in.
+        let stat = stat
+            .then(|| found.metadata().ok().map(|m| Stat::of(&m)))
+            .flatten();
+        Some((found.rel.to_string(), File::Present(stat)))
+    })?;
+    if let Some(sidecar) = walked.skipped.iter().find(|s| s.rel.ends_with(".lock")) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: {}; a sidecar must be one", sidecar.rel, sidecar.why),
+        ));
+    }
+    for skipped in &walked.skipped {
+        eprintln!("warning: {skipped}");
+    }
+    let mut stems: HashMap<String, Listed> = HashMap::new();
+    for (rel, file) in walked.kept.into_iter().flatten() {
+        let (stem, ext) = rel
+            .rsplit_once('.')
+            .expect("wanted paths have an extension");
+        let listed = stems.entry(stem.to_string()).or_insert_with(|| Listed {
+            stem: stem.to_string(),
+            tr: File::Absent,
+            lock: File::Absent,
+            soil: File::Absent,
+            document: false,
+        });
+        match ext {
+            "tr" => listed.tr = file,
+            "lock" => listed.lock = file,
+            "trp" => listed.document = true,
+            _ => listed.soil = file,
+        }
+    }
+    let mut definitions = Vec::with_capacity(stems.len());
+    let mut private_modules = Vec::new();
+    for l in stems.into_values() {
+        let (module, name) = l.stem.rsplit_once('/').unwrap_or(("", &l.stem));
+        // A sidecar without its spec is a definition whose spec was deleted, unless it is
+        // a document's lock. A module's `_private.soil` is not a definition.
+        if l.tr != File::Absent || (l.lock != File::Absent && !l.document) {
+            definitions.push(l);
+        } else if l.soil != File::Absent && name == PRIVATE {
+            private_modules.push(module.to_owned());
+        }
+    }
     definitions.par_sort_unstable_by(|a, b| a.stem.cmp(&b.stem));
-    let mut private_modules: Vec<String> = private
-        .into_iter()
-        .map(|l| match l.stem.rsplit_once('/') {
-            Some((module, _)) => module.to_owned(),
-            None => String::new(),
-        })
-        .collect();
     private_modules.sort();
     Ok(Walked {
         definitions,
@@ -73,103 +117,10 @@ pub fn definitions(root: &Path, manifest: &str, stat: bool) -> io::Result<Walked
     })
 }
 
-fn walk(dir: &Path, rel: String, manifest: &str, stat: bool) -> io::Result<Vec<Listed>> {
-    let mut here: HashMap<String, Listed> = HashMap::new();
-    let mut subdirs: Vec<(PathBuf, String)> = Vec::new();
-    let join = |name: &str| {
-        if rel.is_empty() {
-            name.to_string()
-        } else {
-            format!("{rel}/{name}")
-        }
-    };
-    let at = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", dir.display()));
-    for entry in fs::read_dir(dir).map_err(at)? {
-        let entry = entry.map_err(at)?;
-        let kind = entry.file_type().map_err(at)?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if !SKIPPED_DIRS.contains(&name) && !name.starts_with('.') {
-                subdirs.push((entry.path(), join(name)));
-            }
-            continue;
-        }
-        if rel.is_empty() && name == manifest {
-            continue;
-        }
-        if crate::fsutil::is_temp(name) {
-            crate::fsutil::remove_if_leftover(&entry.path());
-            continue;
-        }
-        let Some((stem, ext)) = name.rsplit_once('.') else {
-            continue;
-        };
-        if !matches!(ext, "tr" | "lock" | "soil" | "trp") {
-            continue;
-        }
-        // Symlinks are not followed; anything else that is not a regular file is never
-        // opened (a FIFO would block the read, a device never end it). A sidecar that
-        // cannot be read is an error, as an unreadable one is.
-        if !kind.is_file() {
-            if !kind.is_symlink() {
-                let what = crate::fsutil::kind_name(&kind);
-                let shown = join(name);
-                if ext == "lock" {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!("{shown}: {what}, not a regular file; a sidecar must be one"),
-                    ));
-                }
-                eprintln!("warning: {shown}: {what}, not a regular file; skipped");
-            }
-            continue;
-        }
-        let listed = here.entry(stem.to_string()).or_insert_with(|| Listed {
-            stem: join(stem),
-            tr: File::Absent,
-            lock: File::Absent,
-            soil: File::Absent,
-            document: false,
-        });
-        // `DirEntry::metadata` stats relative to the directory being read; a file that
-        // vanished since the listing is statted again (and found missing) when taken in.
-        let found = || {
-            File::Present(
-                stat.then(|| entry.metadata().ok().map(|m| Stat::of(&m)))
-                    .flatten(),
-            )
-        };
-        match ext {
-            "tr" => listed.tr = found(),
-            "lock" => listed.lock = found(),
-            "trp" => listed.document = true,
-            _ => listed.soil = found(),
-        }
-    }
-    let nested: Vec<Vec<Listed>> = subdirs
-        .into_par_iter()
-        .map(|(path, rel)| walk(&path, rel, manifest, stat))
-        .collect::<io::Result<_>>()?;
-    let mut out: Vec<Listed> = here
-        .into_values()
-        // A sidecar without its spec is a definition whose spec was deleted, unless it is
-        // a document's lock. A module's `_private.soil` is listed too, without either.
-        .filter(|l| {
-            l.tr != File::Absent
-                || (l.lock != File::Absent && !l.document)
-                || (l.soil != File::Absent && l.stem.rsplit('/').next() == Some(PRIVATE))
-        })
-        .collect();
-    out.extend(nested.into_iter().flatten());
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn lists_stems_with_their_files_and_skips_what_the_walker_skips() {
@@ -220,6 +171,8 @@ mod tests {
                 // Not `m/.hidden/c` (a dot-directory) nor `prose/doc` (a document's lock).
                 ("m/a", true, true, true),
                 ("m/b", false, true, false),
+                // A symlink to a spec inside the root is read through, as copy-audit does.
+                ("m/link", true, false, false),
                 ("m/soil", false, true, false),
             ]
         );
