@@ -27,3 +27,4 @@ pub mod statcache;
 pub mod testhook;
 pub mod timings;
 pub mod walk;
+pub mod watch;

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use salsa::Setter;
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 struct Tracked {
@@ -279,6 +279,7 @@ fn print_deltas(deltas: &[Delta], elapsed: Duration) {
 pub fn run(ws: &Workspace, matcher: PathMatcher) -> Result<(), Failure> {
     let started = Instant::now();
     let mut session = Session::open(ws, matcher, false)?;
+    let watch = crate::watch::Watch::start(&ws.root)?;
     println!(
         "watching {} ({} files, {} findings, loaded in {:.0} ms); Ctrl-C to stop",
         ws.root.display(),
@@ -286,38 +287,10 @@ pub fn run(ws: &Workspace, matcher: PathMatcher) -> Result<(), Failure> {
         session.findings(),
         started.elapsed().as_secs_f64() * 1e3
     );
-    let (tx, rx) = std::sync::mpsc::channel();
-    let mut debouncer = notify_debouncer_mini::new_debouncer(Duration::from_millis(30), tx)
-        .map_err(|e| Failure::new(format!("cannot watch {}: {e}", ws.root.display())))?;
-    debouncer
-        .watcher()
-        .watch(
-            &ws.root,
-            notify_debouncer_mini::notify::RecursiveMode::Recursive,
-        )
-        .map_err(|e| Failure::new(format!("cannot watch {}: {e}", ws.root.display())))?;
-    for batch in rx {
-        let events = batch.map_err(|e| Failure::new(format!("watching: {e}")))?;
-        let paths: Vec<PathBuf> = events
-            .into_iter()
-            .map(|e| e.path)
-            .filter(|p| !in_cache_dir(&ws.root, p))
-            .collect();
-        if paths.is_empty() {
-            continue;
-        }
+    watch.run(|paths| {
         let t = Instant::now();
-        match session.refresh(ws, &paths) {
-            Ok(deltas) => print_deltas(&deltas, t.elapsed()),
-            Err(f) => eprintln!("error: {}", f.message),
-        }
-    }
-    Ok(())
-}
-
-fn in_cache_dir(root: &Path, p: &Path) -> bool {
-    p.strip_prefix(root)
-        .ok()
-        .and_then(|r| r.components().next())
-        .is_some_and(|c| c.as_os_str() == crate::fsutil::CACHE_DIR || c.as_os_str() == ".git")
+        let deltas = session.refresh(ws, paths)?;
+        print_deltas(&deltas, t.elapsed());
+        Ok(())
+    })
 }

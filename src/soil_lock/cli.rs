@@ -70,7 +70,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Keep the graph in memory and print the definitions whose status or flags change.
+    /// Keep one database for the session and print the definitions whose status or
+    /// flags change with each edit.
     Watch,
     /// Why a definition is flagged, as a path of edges to the cause.
     Why {

@@ -1,7 +1,8 @@
-//! `soil-lock watch`: the root's graph kept in memory; each file event re-sets the inputs
-//! it touched (only when their bytes changed) and prints the definitions whose status or
-//! flags changed. Because flags read other definitions only through their lowered
-//! `soil_hash` and `formal` hash, an edit re-runs what it reaches and nothing else.
+//! `soil-lock watch`: one salsa database for the session (the root is read once); each
+//! batch of file events (`crate::watch`) re-sets the inputs it touched, only when their
+//! bytes changed, and prints the definitions whose status or flags changed. Salsa decides
+//! what re-runs: flags read other definitions only through their lowered `soil_hash` and
+//! `formal` hash, so an edit re-runs what it reaches and nothing else.
 
 use super::root::Root;
 use super::{Failure, kind_of};
@@ -11,7 +12,7 @@ use lockgraph_queries::soil::status::{Flag, Ladder};
 use salsa::Setter;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// What `status` shows of one definition, compared between refreshes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,27 +161,16 @@ pub fn run(root: Root) -> Result<(), Failure> {
     let dir = root.dir.clone();
     let started = Instant::now();
     let mut session = Session::new(root);
+    let watch = crate::watch::Watch::start(&dir)?;
     println!(
         "watching {} ({} definitions, loaded in {:.0} ms); Ctrl-C to stop",
         dir.display(),
         session.root.defs.len(),
         started.elapsed().as_secs_f64() * 1e3
     );
-    let (tx, rx) = std::sync::mpsc::channel();
-    let mut debouncer = notify_debouncer_mini::new_debouncer(Duration::from_millis(30), tx)
-        .map_err(|e| Failure::new(format!("cannot watch {}: {e}", dir.display())))?;
-    debouncer
-        .watcher()
-        .watch(
-            &dir,
-            notify_debouncer_mini::notify::RecursiveMode::Recursive,
-        )
-        .map_err(|e| Failure::new(format!("cannot watch {}: {e}", dir.display())))?;
-    for batch in rx {
-        let events = batch.map_err(|e| Failure::new(format!("watching: {e}")))?;
-        let paths: Vec<PathBuf> = events.into_iter().map(|e| e.path).collect();
+    watch.run(|paths| {
         let t = Instant::now();
-        let changes = session.refresh(&paths)?;
+        let changes = session.refresh(paths)?;
         for c in &changes {
             let kind = session
                 .root
@@ -205,6 +195,6 @@ pub fn run(root: Root) -> Result<(), Failure> {
                 t.elapsed().as_secs_f64() * 1e3
             );
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
