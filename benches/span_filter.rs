@@ -10,7 +10,7 @@ mod corpus;
 
 use corpus::Rng;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use lockgraph_queries::copy::engine::{self, EntryState, RuleTable, Settings, Source, SourceFile};
+use lockgraph_queries::copy::engine::{self, EntryState, RuleTable, Setup, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::lockfile::{Entry, Kind, SpanIndex};
 use lockgraph_queries::copy::rules::RuleSet;
@@ -49,16 +49,15 @@ fn database(text: &str, entry: Option<&Entry>) -> (Database, SourceFile) {
         kinds: BTreeMap::new(),
         fingerprint: ContentHash::of(b"builtin"),
     };
-    let _settings = Settings::builder(
-        table,
-        "cs".to_string(),
-        vec!["cs".to_string(), "en".to_string()],
-        false,
-        "copy-editor: ignore".to_string(),
-        false,
-    )
-    .durability(salsa::Durability::HIGH)
-    .new(&db);
+    Setup {
+        rules: table,
+        default_language: "cs".to_string(),
+        declared: vec!["cs".to_string(), "en".to_string()],
+        unknown_language_default: false,
+        ignore_marker: "copy-editor: ignore".to_string(),
+        prompt_outdated: false,
+    }
+    .install(&db);
     let file = SourceFile::new(
         &db,
         PATH.to_string(),

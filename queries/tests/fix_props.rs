@@ -3,7 +3,7 @@
 
 mod common;
 
-use lockgraph_queries::copy::engine::{self, RuleTable, Settings, Source, SourceFile};
+use lockgraph_queries::copy::engine::{self, RuleTable, Setup, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::fix::apply;
 use lockgraph_queries::copy::rules::RuleSet;
@@ -25,15 +25,15 @@ fn fixed_point(lang: &str, format: Format, source: &str) -> (String, usize) {
         kinds: BTreeMap::new(),
         fingerprint: ContentHash::of(b"builtin"),
     };
-    let _settings = Settings::new(
-        db,
-        table,
-        lang.to_string(),
-        vec!["cs".to_string(), "en".to_string()],
-        false,
-        "copy-editor: ignore".into(),
-        false,
-    );
+    Setup {
+        rules: table,
+        default_language: lang.to_string(),
+        declared: vec!["cs".to_string(), "en".to_string()],
+        unknown_language_default: false,
+        ignore_marker: "copy-editor: ignore".into(),
+        prompt_outdated: false,
+    }
+    .install(db);
     let file = SourceFile::new(db, "t".into(), format, Source::from(source), None, None);
     let mut current = source.to_string();
     for pass in 0..8 {

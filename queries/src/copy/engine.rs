@@ -44,26 +44,13 @@ pub struct SourceFile {
     pub locale: Option<String>,
 }
 
-/// Everything the audit of one file depends on besides the file: the configured rules and
-/// the language defaults. Changes rarely, so it is set with HIGH durability.
+/// Everything the audit of one file depends on besides the file, as one value ([`Setup`]):
+/// it is set once, before any file, and never changes within a run or a watch session, so
+/// there is nothing to gain from tracking its parts apart. HIGH durability.
 #[salsa::input(singleton, debug)]
 pub struct Settings {
     #[returns(ref)]
-    pub rules: RuleTable,
-    #[returns(ref)]
-    pub default_language: String,
-    /// The declared profiles' language codes: what provisional spans tag by key path.
-    #[returns(ref)]
-    pub declared: Vec<String>,
-    /// `segment.unknown_language: default`: spans tagged `unknown` take the default
-    /// language instead of skipping language-scoped rules.
-    #[returns(copy)]
-    pub unknown_language_default: bool,
-    #[returns(ref)]
-    pub ignore_marker: String,
-    /// The lockfile's `segmenter` says its unreviewed entries predate our prompt version.
-    #[returns(copy)]
-    pub prompt_outdated: bool,
+    pub setup: Setup,
 }
 
 /// The effective rules: the configured rule set plus, for custom rules, the span kinds they
@@ -85,15 +72,19 @@ impl PartialEq for RuleTable {
 
 impl Eq for RuleTable {}
 
-/// The [`Settings`] as plain values, for a report computed without a database
-/// ([`report_once`]) and to create the singleton from ([`Setup::install`]).
-#[derive(Clone, Debug)]
+/// The configured rules and the language defaults: [`Settings`]' one value, and what a
+/// report computed without a database ([`report_once`]) reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Setup {
     pub rules: RuleTable,
     pub default_language: String,
+    /// The declared profiles' language codes: what provisional spans tag by key path.
     pub declared: Vec<String>,
+    /// `segment.unknown_language: default`: spans tagged `unknown` take the default
+    /// language instead of skipping language-scoped rules.
     pub unknown_language_default: bool,
     pub ignore_marker: String,
+    /// The lockfile's `segmenter` says its unreviewed entries predate our prompt version.
     pub prompt_outdated: bool,
 }
 
@@ -101,16 +92,9 @@ impl Setup {
     /// Creates the `Settings` singleton in `db` (HIGH durability: it never changes
     /// within a run).
     pub fn install<Db: salsa::Database + ?Sized>(&self, db: &Db) -> Settings {
-        Settings::builder(
-            self.rules.clone(),
-            self.default_language.clone(),
-            self.declared.clone(),
-            self.unknown_language_default,
-            self.ignore_marker.clone(),
-            self.prompt_outdated,
-        )
-        .durability(salsa::Durability::HIGH)
-        .new(db)
+        Settings::builder(self.clone())
+            .durability(salsa::Durability::HIGH)
+            .new(db)
     }
 }
 
@@ -185,12 +169,8 @@ trait FileInputs {
     fn format(&self) -> Format;
     fn source(&self) -> &Source;
     fn entry(&self) -> Option<&Entry>;
-    fn rules(&self) -> &RuleTable;
-    fn default_language(&self) -> &str;
-    fn declared(&self) -> &[String];
+    fn setup(&self) -> &Setup;
     fn locale(&self) -> Option<&str>;
-    fn unknown_language_default(&self) -> bool;
-    fn ignore_marker(&self) -> &str;
     fn entry_state(&self) -> EntryState;
     fn line_index(&self) -> &LineIndex;
     fn views(&self) -> &Result<Vec<View>, FileError>;
@@ -214,23 +194,11 @@ impl FileInputs for Tracked<'_> {
     fn entry(&self) -> Option<&Entry> {
         self.file.entry(self.db).as_ref()
     }
-    fn rules(&self) -> &RuleTable {
-        Settings::get(self.db).rules(self.db)
-    }
-    fn default_language(&self) -> &str {
-        Settings::get(self.db).default_language(self.db)
-    }
-    fn declared(&self) -> &[String] {
-        Settings::get(self.db).declared(self.db)
+    fn setup(&self) -> &Setup {
+        Settings::get(self.db).setup(self.db)
     }
     fn locale(&self) -> Option<&str> {
         self.file.locale(self.db).as_deref()
-    }
-    fn unknown_language_default(&self) -> bool {
-        Settings::get(self.db).unknown_language_default(self.db)
-    }
-    fn ignore_marker(&self) -> &str {
-        Settings::get(self.db).ignore_marker(self.db)
     }
     fn entry_state(&self) -> EntryState {
         entry_state(self.db, self.file)
@@ -274,23 +242,11 @@ impl FileInputs for Once<'_> {
     fn entry(&self) -> Option<&Entry> {
         self.entry
     }
-    fn rules(&self) -> &RuleTable {
-        &self.setup.rules
-    }
-    fn default_language(&self) -> &str {
-        &self.setup.default_language
-    }
-    fn declared(&self) -> &[String] {
-        &self.setup.declared
+    fn setup(&self) -> &Setup {
+        self.setup
     }
     fn locale(&self) -> Option<&str> {
         self.locale
-    }
-    fn unknown_language_default(&self) -> bool {
-        self.setup.unknown_language_default
-    }
-    fn ignore_marker(&self) -> &str {
-        &self.setup.ignore_marker
     }
     fn entry_state(&self) -> EntryState {
         self.state
@@ -323,7 +279,7 @@ pub fn entry_state(db: &dyn salsa::Database, file: SourceFile) -> EntryState {
     state_of(
         file.entry(db).as_ref(),
         content_hash(db, file),
-        Settings::get(db).prompt_outdated(db),
+        Settings::get(db).setup(db).prompt_outdated,
     )
 }
 
@@ -400,7 +356,7 @@ pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String>
 }
 
 fn languages_of(i: &impl FileInputs) -> BTreeSet<String> {
-    let default = i.default_language();
+    let default = i.setup().default_language.as_str();
     let mut out = BTreeSet::new();
     let (Ok(views), Ok(Some(spans))) = (i.views(), i.span_index()) else {
         out.insert(default.to_string());
@@ -415,7 +371,7 @@ fn languages_of(i: &impl FileInputs) -> BTreeSet<String> {
         }
         return out;
     }
-    let unknown_default = i.unknown_language_default();
+    let unknown_default = i.setup().unknown_language_default;
     for view in views {
         let (overlapping, covered) = spans.overlapping(range(view));
         for (kind, language) in overlapping {
@@ -458,7 +414,7 @@ fn find_hits(i: &impl FileInputs) -> Vec<Vec<RawHit>> {
     let Ok(views) = i.views() else {
         return Vec::new();
     };
-    let rules = i.rules();
+    let rules = &i.setup().rules;
     let languages = i.languages();
     type Active<'r> = (
         usize,
@@ -548,8 +504,8 @@ fn provisional_spans(i: &impl FileInputs) -> Option<SpanIndex> {
     // With their path hints (see `views_of`).
     let views = i.views().as_ref().ok()?;
     let setup = crate::copy::structural::Setup {
-        declared: i.declared(),
-        default_language: i.default_language(),
+        declared: &i.setup().declared,
+        default_language: &i.setup().default_language,
         locale: i.locale(),
     };
     let spans = crate::copy::structural::spans(i.format(), text, views, &setup);
@@ -598,8 +554,8 @@ fn place<'h>(
         .text()
         .expect("views succeeded, so the file is text");
     let index = i.line_index();
-    let table = i.rules();
-    let ignored = IgnoredLines::new(text, index, i.ignore_marker());
+    let table = &i.setup().rules;
+    let ignored = IgnoredLines::new(text, index, &i.setup().ignore_marker);
     // One cursor per kind of position: each rule's hits come in order, so thousands of
     // findings on one long line count its columns once, not once each.
     let (mut at_cursor, mut end_cursor) = (index.cursor(), index.cursor());
@@ -682,6 +638,40 @@ pub fn report_once(
     entry: Option<&Entry>,
     locale: Option<&str>,
 ) -> FileReport {
+    report_with(setup, format, source, entry, locale, OnceCell::new())
+}
+
+/// [`report_once`] with every rule run on every view, whatever languages the file is in:
+/// what leaving out the rules of other languages must not change (a property test in
+/// `tests/incremental.rs` holds the two equal).
+#[doc(hidden)]
+pub fn report_once_every_rule(
+    setup: &Setup,
+    format: Format,
+    source: &Source,
+    entry: Option<&Entry>,
+    locale: Option<&str>,
+) -> FileReport {
+    let every: BTreeSet<String> = setup
+        .rules
+        .set
+        .rules()
+        .iter()
+        .flat_map(|r| r.meta().languages.iter().map(|l| l.to_string()))
+        .collect();
+    report_with(setup, format, source, entry, locale, OnceCell::from(every))
+}
+
+/// `languages`: the file's languages if already known, as for
+/// [`report_once_every_rule`].
+fn report_with(
+    setup: &Setup,
+    format: Format,
+    source: &Source,
+    entry: Option<&Entry>,
+    locale: Option<&str>,
+    languages: OnceCell<BTreeSet<String>>,
+) -> FileReport {
     let once = Once {
         setup,
         format,
@@ -692,7 +682,7 @@ pub fn report_once(
         line_index: OnceCell::new(),
         views: OnceCell::new(),
         span_index: OnceCell::new(),
-        languages: OnceCell::new(),
+        languages,
     };
     assemble(&once, |admits| {
         let parts = find_hits(&once);
@@ -730,11 +720,11 @@ fn assemble(
         Ok(s) => s.as_ref(),
         Err(e) => return failed(e),
     };
-    let table = i.rules();
+    let table = &i.setup().rules;
     let filter = Filter {
         spans,
-        default_language: i.default_language(),
-        unknown_language_default: i.unknown_language_default(),
+        default_language: &i.setup().default_language,
+        unknown_language_default: i.setup().unknown_language_default,
         table,
     };
     let mut findings = findings(&|p: &Placed| {
