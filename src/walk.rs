@@ -429,7 +429,12 @@ mod tests {
     }
 
     fn listed(root: &Path) -> Vec<String> {
-        let mut all: Vec<String> = walk(root, GIT, |_| true, |e| Some(e.rel.to_string()))
+        listed_with(root, GIT)
+    }
+
+    /// Every path the walk hands over, sorted.
+    fn listed_with(root: &Path, options: Options) -> Vec<String> {
+        let mut all: Vec<String> = walk(root, options, |_| true, |e| Some(e.rel.to_string()))
             .unwrap()
             .kept
             .into_iter()
@@ -580,15 +585,7 @@ mod tests {
                 git_ignore: false,
                 dot_dirs,
             };
-            let mut all: Vec<String> =
-                walk(dir.path(), options, |_| true, |f| Some(f.rel.to_string()))
-                    .unwrap()
-                    .kept
-                    .into_iter()
-                    .flatten()
-                    .collect();
-            all.sort();
-            all
+            listed_with(dir.path(), options)
         };
         assert_eq!(listed(true), [".c.md", ".hidden/a.md", "b.md"]);
         assert_eq!(listed(false), [".c.md", "b.md"]);
