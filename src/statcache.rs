@@ -117,27 +117,27 @@ where
 /// element by element, and the hashes in a 100,000-file index cost more to decode that way
 /// than everything else in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Raw32(pub [u8; 32]);
+pub struct HashBytes(pub [u8; 32]);
 
-impl Serialize for Raw32 {
+impl Serialize for HashBytes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_bytes(&self.0)
     }
 }
 
-impl<'de> Deserialize<'de> for Raw32 {
+impl<'de> Deserialize<'de> for HashBytes {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct Bytes;
         impl serde::de::Visitor<'_> for Bytes {
-            type Value = Raw32;
+            type Value = HashBytes;
 
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("32 bytes")
             }
 
-            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Raw32, E> {
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<HashBytes, E> {
                 v.try_into()
-                    .map(Raw32)
+                    .map(HashBytes)
                     .map_err(|_| E::invalid_length(v.len(), &self))
             }
         }

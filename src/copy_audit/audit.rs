@@ -247,7 +247,7 @@ enum Origin {
     Cache,
     /// The cached report of another file with the same key (identical content and
     /// spans), which took it out of the cache this run: copied from it after the pass.
-    SameAs,
+    IdenticalFile,
 }
 
 /// Audits every file in `files` (paths with the stats the walk took, if it took them), from
@@ -333,13 +333,13 @@ pub fn audit(
                         },
                         Origin::Cache,
                     ),
-                    Taken::Shared => (
+                    Taken::ByIdenticalFile => (
                         FileReport {
                             state,
                             findings: Vec::new(),
                             error: None,
                         },
-                        Origin::SameAs,
+                        Origin::IdenticalFile,
                     ),
                     Taken::Missing => {
                         let source = match scanned.source.take() {
@@ -423,7 +423,7 @@ pub fn audit(
             match side.origin {
                 Origin::Engine => c.store_findings(side.key),
                 Origin::Cache => {}
-                Origin::SameAs => copies.push(i),
+                Origin::IdenticalFile => copies.push(i),
             }
         }
     }

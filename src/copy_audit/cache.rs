@@ -19,7 +19,7 @@
 //! corrupt them (the last writer wins).
 
 use crate::fsutil::CACHE_DIR;
-use crate::statcache::{self, ExactMap, Loaded, Raw32, SortedEntries};
+use crate::statcache::{self, ExactMap, HashBytes, Loaded, SortedEntries};
 use lockgraph_queries::copy::engine::{FileError, Finding};
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
@@ -46,15 +46,15 @@ const FINDINGS_DIR: &str = "findings";
 const SHARDS: usize = 256;
 
 /// A findings key as stored (see `audit::findings_key`).
-type Key = Raw32;
+type Key = HashBytes;
 
 /// The stat index's body: its entries sorted by path, each `(path, stat, content hash)`,
 /// in postcard. Never decoded into a table: a run walks it alongside its own sorted file
 /// list (see [`Caches::known_hashes`]), borrowing the paths from the file's bytes, and a
 /// save streams it merged with what the run learnt. A hash table of 100,000 owned paths
 /// was a sixth of a warm run, most of it fresh pages.
-type StatEntry<'a> = (&'a str, Stat, Raw32);
-type StatEntries<'a> = SortedEntries<'a, (Stat, Raw32)>;
+type StatEntry<'a> = (&'a str, Stat, HashBytes);
+type StatEntries<'a> = SortedEntries<'a, (Stat, HashBytes)>;
 
 /// A stat index body to write: the entries of an old one (as far as they can be read)
 /// merged with new ones, which win on the same path. Both are sorted by path.
@@ -72,7 +72,7 @@ impl<'a> MergedStats<'a> {
         let mut new = self
             .new
             .iter()
-            .map(|(p, s, h)| (p.as_str(), *s, Raw32(*h)))
+            .map(|(p, s, h)| (p.as_str(), *s, HashBytes(*h)))
             .peekable();
         std::iter::from_fn(move || match (old.peek(), new.peek()) {
             (Some(o), Some(n)) if o.0 < n.0 => old.next(),
@@ -103,10 +103,10 @@ impl Serialize for MergedStats<'_> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockInfo {
     /// The recorded content hash, or the text recorded where it is not a well-formed one.
-    pub hash: Result<Raw32, String>,
+    pub hash: Result<HashBytes, String>,
     pub reviewed: bool,
     /// Fingerprint of what the span filter reads of the spans.
-    pub spans: Raw32,
+    pub spans: HashBytes,
 }
 
 impl LockInfo {
@@ -186,13 +186,13 @@ impl CachedReport {
 #[derive(Serialize)]
 struct Shard<'a> {
     /// Sorted by key.
-    entries: Vec<(Raw32, ReportRef<'a>)>,
+    entries: Vec<(HashBytes, ReportRef<'a>)>,
 }
 
 /// [`Shard`] as read.
 #[derive(Deserialize)]
 struct ShardIn {
-    entries: ExactMap<Raw32, Slot>,
+    entries: ExactMap<HashBytes, ReportSlot>,
 }
 
 pub struct Caches {
@@ -203,7 +203,7 @@ pub struct Caches {
     stats: Option<statcache::Body>,
     new_stats: Vec<(String, Stat, [u8; 32])>,
     /// Loaded on first use, from any worker thread.
-    shards: Vec<OnceLock<Mutex<Shelf>>>,
+    shards: Vec<OnceLock<Mutex<LoadedShard>>>,
     /// Reports this run computed.
     fresh: FxHashSet<Key>,
     /// With the summary's lockfile stat and the summary file's mtime.
@@ -217,16 +217,17 @@ pub struct Caches {
 /// removing the entry and noting the key elsewhere: that second set was a twentieth of a
 /// warm run.
 #[derive(Default)]
-struct Shelf {
-    reports: FxHashMap<Raw32, Slot>,
+struct LoadedShard {
+    reports: FxHashMap<HashBytes, ReportSlot>,
 }
 
-/// A shelf slot as read: every report in a shard file is there to be taken.
-struct Slot(Option<CachedReport>);
+/// A report of a loaded shard, or `None` once taken: every report in a shard file is there
+/// to be taken once.
+struct ReportSlot(Option<CachedReport>);
 
-impl<'de> Deserialize<'de> for Slot {
+impl<'de> Deserialize<'de> for ReportSlot {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        CachedReport::deserialize(d).map(|r| Slot(Some(r)))
+        CachedReport::deserialize(d).map(|r| ReportSlot(Some(r)))
     }
 }
 
@@ -234,7 +235,7 @@ impl<'de> Deserialize<'de> for Slot {
 pub enum Taken {
     Report(CachedReport),
     /// Another file with the same key (identical content and spans) took it this run.
-    Shared,
+    ByIdenticalFile,
     Missing,
 }
 
@@ -266,8 +267,8 @@ impl Caches {
             lock_summary_wanted: None,
         };
         let (summary, stats) = rayon::join(
-            || fresh(&caches.dir, LOCK_SUMMARY_FILE, statcache::load_body),
-            || fresh(&caches.dir, STAT_FILE, statcache::load_body),
+            || load_ours(&caches.dir, LOCK_SUMMARY_FILE, statcache::load_body),
+            || load_ours(&caches.dir, STAT_FILE, statcache::load_body),
         );
         if let Some((body, written)) = summary {
             match postcard::take_from_bytes::<(Stat, bool)>(body.bytes()) {
@@ -299,13 +300,13 @@ impl Caches {
         format!("{FINDINGS_DIR}/{i:02x}.v1")
     }
 
-    fn shard(&self, i: usize) -> &Mutex<Shelf> {
+    fn shard(&self, i: usize) -> &Mutex<LoadedShard> {
         self.shards[i].get_or_init(|| {
             let reports = self
                 .load::<ShardIn>(&Self::shard_name(i))
                 .map(|(s, _)| s.entries.0)
                 .unwrap_or_default();
-            Mutex::new(Shelf { reports })
+            Mutex::new(LoadedShard { reports })
         })
     }
 
@@ -353,15 +354,15 @@ impl Caches {
     /// Notes that the run computed the report of `key`; [`Caches::save`] asks for it then,
     /// so the run's reports are never copied into the cache.
     pub fn store_findings(&mut self, key: [u8; 32]) {
-        self.fresh.insert(Raw32(key));
+        self.fresh.insert(HashBytes(key));
     }
 
     /// Moves a cached report out of the cache (the run owns it from here; safe from any
     /// worker thread) and marks it taken, so a rewrite of its shard asks for it back.
     pub fn take_findings(&self, key: &[u8; 32]) -> Taken {
-        let mut shelf = self.shard(shard_of(key)).lock().expect("no holder panics");
-        match shelf.reports.get_mut(&Raw32(*key)) {
-            Some(slot) => slot.0.take().map_or(Taken::Shared, Taken::Report),
+        let mut shard = self.shard(shard_of(key)).lock().expect("no holder panics");
+        match shard.reports.get_mut(&HashBytes(*key)) {
+            Some(slot) => slot.0.take().map_or(Taken::ByIdenticalFile, Taken::Report),
             None => Taken::Missing,
         }
     }
@@ -459,8 +460,8 @@ impl Caches {
                 if fresh.is_empty() {
                     return;
                 }
-                let shelf = this.shard(i).lock().expect("no holder panics");
-                let used = shelf.reports.iter().filter(|(_, slot)| slot.0.is_none());
+                let shard = this.shard(i).lock().expect("no holder panics");
+                let used = shard.reports.iter().filter(|(_, slot)| slot.0.is_none());
                 let used: Vec<&Key> = used.map(|(k, _)| k).collect();
                 let budget = 2 * (fresh.len() + used.len()) + 16;
                 let mut all: FxHashMap<Key, ReportRef<'_>> = FxHashMap::default();
@@ -469,7 +470,7 @@ impl Caches {
                         all.entry(*k).or_insert(v);
                     }
                 }
-                for (k, slot) in &shelf.reports {
+                for (k, slot) in &shard.reports {
                     if all.len() >= budget {
                         break;
                     }
@@ -490,13 +491,13 @@ impl Caches {
 
 /// Reads one cache file of `dir` (see [`statcache::load`]) with its mtime.
 pub(super) fn load_file<T: for<'de> Deserialize<'de>>(dir: &Path, name: &str) -> Option<(T, i128)> {
-    fresh(dir, name, statcache::load)
+    load_ours(dir, name, statcache::load)
 }
 
 /// What `load` (a [`statcache`] reader) found in `dir/name`, if it is this engine's. A file
 /// of another engine (another version or build: `ENGINE_VERSION`) is not damaged, only not
 /// ours: it is rebuilt without a word, as soil-lock's are.
-fn fresh<T>(
+fn load_ours<T>(
     dir: &Path,
     name: &str,
     load: impl FnOnce(&Path, &str, &str, &str) -> Loaded<T>,

@@ -13,7 +13,7 @@
 use super::Failure;
 use super::cache::{Caches, LockInfo, LockSummary, Stat};
 use super::workspace::Workspace;
-use crate::statcache::Raw32;
+use crate::statcache::HashBytes;
 use lockgraph_queries::copy::engine::{self, EntryState};
 use lockgraph_queries::copy::lockfile::{self, Entry, Lockfile};
 use lockgraph_queries::hash::ContentHash;
@@ -66,10 +66,10 @@ fn read_off_the_pool(ws: &Workspace) -> Result<Lockfile, Failure> {
 fn info(e: &Entry) -> LockInfo {
     LockInfo {
         hash: ContentHash::parse(&e.content_hash)
-            .map(|h| Raw32(h.0))
+            .map(|h| HashBytes(h.0))
             .ok_or_else(|| e.content_hash.clone()),
         reviewed: e.reviewed_by.is_some(),
-        spans: Raw32(lockfile::filter_key(&e.spans)),
+        spans: HashBytes(lockfile::filter_key(&e.spans)),
     }
 }
 

@@ -23,7 +23,7 @@ use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-struct Tracked {
+struct WatchedFile {
     input: SourceFile,
     hash: ContentHash,
 }
@@ -43,7 +43,7 @@ pub struct Session {
     log: Option<ExecutionLog>,
     matcher: PathMatcher,
     lock: Lockfile,
-    files: BTreeMap<String, Tracked>,
+    files: BTreeMap<String, WatchedFile>,
     reports: BTreeMap<String, FileReport>,
 }
 
@@ -95,7 +95,7 @@ impl Session {
             entry,
             self.matcher.locale_for(&path).map(str::to_owned),
         );
-        self.files.insert(path, Tracked { input, hash });
+        self.files.insert(path, WatchedFile { input, hash });
     }
 
     /// Re-reports `paths` (in parallel, each worker with its own database clone) and

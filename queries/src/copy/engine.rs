@@ -161,7 +161,7 @@ pub struct FileReport {
 /// What computing a file's report reads: the file, the settings and the values computed
 /// from them. Each computation is written once, against this trait, and runs two ways:
 /// through the database ([`Tracked`]: every read is a tracked query, so salsa records it
-/// and keeps the value for the next revision) and without one ([`Once`]: each value is
+/// and keeps the value for the next revision) and without one ([`OneShot`]: each value is
 /// computed at most once for one report and dropped with it). A one-shot audit reads each
 /// file once and has nothing to reuse; salsa's claims, memos and dependency edges for its
 /// eight queries per file cost a cold run 9% of its CPU (measured by going without).
@@ -218,7 +218,7 @@ impl FileInputs for Tracked<'_> {
 }
 
 /// A file's inputs, and each value computed from them the first time it is read.
-struct Once<'a> {
+struct OneShot<'a> {
     setup: &'a Setup,
     format: Format,
     source: &'a Source,
@@ -232,7 +232,7 @@ struct Once<'a> {
     languages: OnceCell<BTreeSet<String>>,
 }
 
-impl FileInputs for Once<'_> {
+impl FileInputs for OneShot<'_> {
     fn format(&self) -> Format {
         self.format
     }
@@ -627,7 +627,7 @@ pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
 }
 
 /// [`report`] for a file audited once, without a database: the same value, computed
-/// through [`Once`], so nothing of it is kept — no query, no placed or raw hit (whose
+/// through [`OneShot`], so nothing of it is kept — no query, no placed or raw hit (whose
 /// messages move into the placed hits). A one-shot run reads each report once, and the
 /// copies of a large file's findings (a hit's, a placed one, the report's, the caller's)
 /// were most of its memory.
@@ -672,7 +672,7 @@ fn report_with(
     locale: Option<&str>,
     languages: OnceCell<BTreeSet<String>>,
 ) -> FileReport {
-    let once = Once {
+    let once = OneShot {
         setup,
         format,
         source,
