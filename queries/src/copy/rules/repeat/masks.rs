@@ -10,7 +10,7 @@
 use super::{Repeat, lower_one, same_word};
 
 /// A way to fill the masks: [`classify_by_byte`] and its SIMD twin.
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 pub(super) type Classify = fn(&[u8], &mut [u64], &mut [u64], &mut [u64]) -> bool;
 
 /// Byte of a letter or digit.
