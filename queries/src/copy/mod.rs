@@ -1,6 +1,7 @@
 //! The copy-audit domain: prose views, typography rules, lockfile spans and the filter
 //! that joins them.
 
+pub(crate) mod bytescan;
 pub mod engine;
 pub mod extract;
 pub mod fix;

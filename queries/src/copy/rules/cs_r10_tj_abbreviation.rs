@@ -7,44 +7,29 @@
 //! inside the paragraph), `j` and a full stop, where the `t` starts a word (nothing
 //! alphanumeric or a full stop glued before it). Reported at the `t`.
 
-use super::scan::{MetaSource, NBSP, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
+use super::scan::{NBSP, prev_char};
+use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R10-tj-abbreviation",
+    severity: Severity::Warning,
+    languages: &["cs"],
+    summary: "“t. j.” or “t.j.” instead of the abbreviation “tj.”.",
+    source: include_str!("cs_r10_tj_abbreviation.rs"),
+    bad: &["Dva dny, t. j. víkend.", "T.j. celý týden."],
+    good: &["Dva dny, tj. víkend.", "Sraz je t. r. v létě."],
+    fixable: true,
+};
+
+pub fn rule() -> Builtin<TjAbbreviation> {
+    Builtin::new(&DECLARATION, TjAbbreviation)
+}
+
 #[derive(Debug)]
-pub struct TjAbbreviation {
-    meta: RuleMeta,
-}
+pub struct TjAbbreviation;
 
-impl TjAbbreviation {
-    pub fn new() -> Self {
-        TjAbbreviation {
-            meta: MetaSource {
-                id: "cs-R10-tj-abbreviation",
-                severity: Severity::Warning,
-                languages: &["cs"],
-                summary: "“t. j.” or “t.j.” instead of the abbreviation “tj.”.",
-                source: include_str!("cs_r10_tj_abbreviation.rs"),
-                bad: &["Dva dny, t. j. víkend.", "T.j. celý týden."],
-                good: &["Dva dny, tj. víkend.", "Sraz je t. r. v létě."],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for TjAbbreviation {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for TjAbbreviation {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for TjAbbreviation {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
         let bytes = text.as_bytes();
@@ -92,12 +77,12 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&TjAbbreviation::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_t_and_fixes_every_spelling() {
-        let r = TjAbbreviation::new();
+        let r = rule();
         assert_eq!(starts(&r, "dny, t. j. víkend"), vec![5]);
         assert_eq!(matched(&r, "dny, t. j. víkend"), vec!["t. j."]);
         assert_eq!(fixed(&r, "dny, t. j. víkend"), "dny, tj. víkend");
@@ -109,7 +94,7 @@ mod tests {
 
     #[test]
     fn silent_inside_words_and_on_other_abbreviations() {
-        let r = TjAbbreviation::new();
+        let r = rule();
         for text in [
             "tj. víkend",
             "at. j.",

@@ -10,47 +10,32 @@
 //! first number, though an `x` before it is part of a chain such as `2x3x4`). `3x` alone
 //! ("three times") needs no sign and does not fire.
 
-use super::scan::{MetaSource, NBSP, digits_after, digits_before, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
+use super::scan::{NBSP, digits_after, digits_before, next_char, prev_char};
+use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R11-multiplication-sign",
+    severity: Severity::Warning,
+    languages: &["cs"],
+    summary: "The letter x used as a multiplication sign; use “×”.",
+    source: include_str!("cs_r11_multiplication_sign.rs"),
+    bad: &["Místnost 3x4 m.", "Rozlišení 1920 x 1080 bodů."],
+    good: &[
+        "Místnost 3\u{A0}×\u{A0}4 m.",
+        "Hodnota 0x1F a cvičení 3x týdně.",
+    ],
+    fixable: true,
+};
+
+pub fn rule() -> Builtin<MultiplicationSign> {
+    Builtin::new(&DECLARATION, MultiplicationSign)
+}
+
 #[derive(Debug)]
-pub struct MultiplicationSign {
-    meta: RuleMeta,
-}
+pub struct MultiplicationSign;
 
-impl MultiplicationSign {
-    pub fn new() -> Self {
-        MultiplicationSign {
-            meta: MetaSource {
-                id: "cs-R11-multiplication-sign",
-                severity: Severity::Warning,
-                languages: &["cs"],
-                summary: "The letter x used as a multiplication sign; use “×”.",
-                source: include_str!("cs_r11_multiplication_sign.rs"),
-                bad: &["Místnost 3x4 m.", "Rozlišení 1920 x 1080 bodů."],
-                good: &[
-                    "Místnost 3\u{A0}×\u{A0}4 m.",
-                    "Hodnota 0x1F a cvičení 3x týdně.",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for MultiplicationSign {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for MultiplicationSign {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for MultiplicationSign {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
         let bytes = text.as_bytes();
@@ -103,12 +88,12 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&MultiplicationSign::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_letter_and_fixes_spacing_too() {
-        let r = MultiplicationSign::new();
+        let r = rule();
         assert_eq!(starts(&r, "Místnost 3x4 m."), vec![11]);
         assert_eq!(fixed(&r, "Místnost 3x4 m."), "Místnost 3\u{A0}×\u{A0}4 m.");
         assert_eq!(starts(&r, "1920 X 1080"), vec![5]);
@@ -117,14 +102,14 @@ mod tests {
 
     #[test]
     fn chains_fire_on_every_sign() {
-        let r = MultiplicationSign::new();
+        let r = rule();
         assert_eq!(starts(&r, "2x3x4"), vec![1, 3]);
         assert_eq!(fixed(&r, "2x3x4"), "2\u{A0}×\u{A0}3\u{A0}×\u{A0}4");
     }
 
     #[test]
     fn hex_identifiers_and_lone_factors_are_silent() {
-        let r = MultiplicationSign::new();
+        let r = rule();
         for text in [
             "0x1F",
             "0x10",

@@ -10,58 +10,22 @@
 //! after a code span is not judged; and a no-break space before the mark is left alone.
 //! Reported at the first space.
 
-use super::en_r7_space_before_punctuation::space_hit;
-use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Scans, Severity, Triggers};
-use crate::copy::view::View;
+use super::space_before::SpaceBeforePunctuation;
+use super::{Builtin, Declaration, Severity};
 
-#[derive(Debug)]
-pub struct SpaceBeforePunctuation {
-    meta: RuleMeta,
-}
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R12-space-before-punctuation",
+    severity: Severity::Warning,
+    languages: &["cs"],
+    summary: "A space before , . ; : ! or ?.",
+    source: include_str!("cs_r12_space_before_punctuation.rs"),
+    bad: &["Ahoj , světe.", "Opravdu ?"],
+    good: &["Ahoj, světe.", "Skončilo to 3 : 2 :) a pak…"],
+    fixable: true,
+};
 
-impl SpaceBeforePunctuation {
-    pub fn new() -> Self {
-        SpaceBeforePunctuation {
-            meta: MetaSource {
-                id: "cs-R12-space-before-punctuation",
-                severity: Severity::Warning,
-                languages: &["cs"],
-                summary: "A space before , . ; : ! or ?.",
-                source: include_str!("cs_r12_space_before_punctuation.rs"),
-                bad: &["Ahoj , světe.", "Opravdu ?"],
-                good: &["Ahoj, světe.", "Skončilo to 3 : 2 :) a pak…"],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for SpaceBeforePunctuation {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for SpaceBeforePunctuation {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        self.check_in(&Scans::new(view), out);
-    }
-
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
-        for (spaces, mark) in scans.spaces_before() {
-            out.push(space_hit(spaces.clone(), *mark));
-        }
-    }
-
-    fn triggers(&self) -> Triggers {
-        Triggers::SPACE_MARK
-    }
+pub fn rule() -> Builtin<SpaceBeforePunctuation> {
+    Builtin::new(&DECLARATION, SpaceBeforePunctuation)
 }
 
 #[cfg(test)]
@@ -71,12 +35,12 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&SpaceBeforePunctuation::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_space_and_removes_it() {
-        let r = SpaceBeforePunctuation::new();
+        let r = rule();
         assert_eq!(starts(&r, "Ahoj , světe ."), vec![4, 13]);
         assert_eq!(fixed(&r, "Ahoj , světe ."), "Ahoj, světe.");
         assert_eq!(fixed(&r, "Proč ?!"), "Proč?!");
@@ -84,7 +48,7 @@ mod tests {
 
     #[test]
     fn ratios_and_ellipses_are_silent() {
-        let r = SpaceBeforePunctuation::new();
+        let r = rule();
         assert!(hits(&r, "poměr 3 : 2").is_empty());
         assert!(hits(&r, "a pak . . .").is_empty());
         assert!(hits(&r, "soubor .gitignore").is_empty());

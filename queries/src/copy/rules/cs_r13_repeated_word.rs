@@ -13,58 +13,34 @@
 //! longer token (`e-mail mail`, `ano/ne ne`) and never fires; across markup it fires
 //! without a fix, as removing the source range would remove the markup too.
 
-use super::repeat::report_repeats;
-use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Scans, Severity};
-use crate::copy::view::View;
+use super::repeat::RepeatedWord;
+use super::{Builtin, Declaration, Severity};
 
 const ALLOWED: &[&str] = &["se", "si", "to", "je", "už", "tak"];
 
-#[derive(Debug)]
-pub struct RepeatedWord {
-    meta: RuleMeta,
-}
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R13-repeated-word",
+    severity: Severity::Warning,
+    languages: &["cs"],
+    summary: "The same word twice in a row (jsme jsme).",
+    source: include_str!("cs_r13_repeated_word.rs"),
+    bad: &["Včera jsme jsme byli v lese.", "Máme nový\nnový web."],
+    good: &[
+        "Včera jsme byli v lese.",
+        "Ptal se se zájmem, bylo to to nejlepší a už už odcházel.",
+        "Body a a b.",
+    ],
+    fixable: true,
+};
 
-impl RepeatedWord {
-    pub fn new() -> Self {
+pub fn rule() -> Builtin<RepeatedWord> {
+    Builtin::new(
+        &DECLARATION,
         RepeatedWord {
-            meta: MetaSource {
-                id: "cs-R13-repeated-word",
-                severity: Severity::Warning,
-                languages: &["cs"],
-                summary: "The same word twice in a row (jsme jsme).",
-                source: include_str!("cs_r13_repeated_word.rs"),
-                bad: &["Včera jsme jsme byli v lese.", "Máme nový\nnový web."],
-                good: &[
-                    "Včera jsme byli v lese.",
-                    "Ptal se se zájmem, bylo to to nejlepší a už už odcházel.",
-                    "Body a a b.",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for RepeatedWord {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for RepeatedWord {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        self.check_in(&Scans::new(view), out);
-    }
-
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
-        report_repeats(scans, 2, ALLOWED, out);
-    }
+            min_letters: 2,
+            allowed: ALLOWED,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -74,12 +50,12 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&RepeatedWord::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_second_copy_and_removes_it() {
-        let r = RepeatedWord::new();
+        let r = rule();
         assert_eq!(starts(&r, "Včera jsme jsme byli"), vec![12]);
         assert_eq!(fixed(&r, "Včera jsme jsme byli"), "Včera jsme byli");
         assert_eq!(fixed(&r, "Jsme jsme tu"), "Jsme tu");
@@ -88,7 +64,7 @@ mod tests {
 
     #[test]
     fn single_letters_and_grammatical_doubles_are_silent() {
-        let r = RepeatedWord::new();
+        let r = rule();
         for text in [
             "a a",
             "v v",

@@ -19,55 +19,38 @@
 //! (`"A team where everyone works…"`, `"I read your check-ins…"`); without the gate each
 //! of them was a finding no Czech editor would act on.
 
-use super::cs_r1_nbsp_prep::nbsp_hit;
-use super::scan::{ByteSet, MetaSource, has_czech_diacritic};
-use super::{Hit, Rule, RuleMeta, Scans, Severity, Triggers};
+use super::one_letter::{CONJUNCTIONS, nbsp_hit};
+use super::scan::has_czech_diacritic;
+use super::{Builtin, Declaration, Hit, Matcher, Scans, Severity, Triggers};
 use crate::copy::view::View;
 
-pub(super) const CONJUNCTIONS: ByteSet = ByteSet::new(b"aiAI");
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R1b-nbsp-conjunction",
+    severity: Severity::Warning,
+    languages: &["cs"],
+    summary: "A one-letter conjunction (a, i) should be followed by a no-break space.",
+    source: include_str!("cs_r1b_nbsp_conjunction.rs"),
+    bad: &[
+        "Chléb a máslo.",
+        "A pak jsme odešli.",
+        "Přidejte sůl (i pepř).",
+    ],
+    good: &[
+        "Chléb a\u{A0}máslo.",
+        "A\u{A0}pak jsme odešli.",
+        "Body a, b a\u{A0}c.",
+    ],
+    fixable: true,
+};
+
+pub fn rule() -> Builtin<NbspConjunction> {
+    Builtin::new(&DECLARATION, NbspConjunction)
+}
 
 #[derive(Debug)]
-pub struct NbspConjunction {
-    meta: RuleMeta,
-}
+pub struct NbspConjunction;
 
-impl NbspConjunction {
-    pub fn new() -> Self {
-        NbspConjunction {
-            meta: MetaSource {
-                id: "cs-R1b-nbsp-conjunction",
-                severity: Severity::Warning,
-                languages: &["cs"],
-                summary: "A one-letter conjunction (a, i) should be followed by a no-break space.",
-                source: include_str!("cs_r1b_nbsp_conjunction.rs"),
-                bad: &[
-                    "Chléb a máslo.",
-                    "A pak jsme odešli.",
-                    "Přidejte sůl (i pepř).",
-                ],
-                good: &[
-                    "Chléb a\u{A0}máslo.",
-                    "A\u{A0}pak jsme odešli.",
-                    "Body a, b a\u{A0}c.",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for NbspConjunction {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for NbspConjunction {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for NbspConjunction {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         self.check_in(&Scans::new(view), out);
     }
@@ -106,13 +89,13 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&NbspConjunction::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn start_of_view_and_after_bracket() {
         // Known defects of the reference.
-        let r = NbspConjunction::new();
+        let r = rule();
         assert_eq!(starts(&r, "A pak jsme odešli."), vec![0]);
         assert_eq!(starts(&r, "sůl (i pepř)"), vec![6]);
         assert_eq!(starts(&r, "„A to je vše.“"), vec![3]);
@@ -120,14 +103,14 @@ mod tests {
 
     #[test]
     fn chains_fire_on_every_letter() {
-        let r = NbspConjunction::new();
+        let r = rule();
         assert_eq!(starts(&r, "a i tý"), vec![0, 2]);
         assert_eq!(fixed(&r, "a i tý"), "a\u{A0}i\u{A0}tý");
     }
 
     #[test]
     fn after_a_sentence_mark_and_on_a_soft_break() {
-        let r = NbspConjunction::new();
+        let r = rule();
         assert_eq!(starts(&r, "Konec. A pak šel"), vec![7]);
         let found = hits(&r, "chléb a\nmáslo");
         assert_eq!(found[0].range, 7..8);
@@ -136,7 +119,7 @@ mod tests {
 
     #[test]
     fn silent_on_other_letters_and_glued_words() {
-        let r = NbspConjunction::new();
+        let r = rule();
         assert!(hits(&r, "Body a, b č").is_empty());
         assert!(hits(&r, "pia colada č").is_empty());
         assert!(hits(&r, "a\u{A0}b č").is_empty());
@@ -147,7 +130,7 @@ mod tests {
     #[test]
     fn silent_in_a_view_without_a_czech_diacritic() {
         // Untranslated English in a Czech slot, from the real repository's lockfile.
-        let r = NbspConjunction::new();
+        let r = rule();
         assert!(hits(&r, "A team where everyone works with agents").is_empty());
         assert!(hits(&r, "I read your check-ins, and a plan").is_empty());
         assert_eq!(starts(&r, "A pak jsme odešli."), vec![0]);

@@ -15,48 +15,33 @@
 //! The reference implementation was not language-scoped and so also fired in English
 //! spans that happened to hold a Czech name; this rule is Czech only.
 
-use super::scan::{MetaSource, copyable, has_czech_diacritic, lines};
-use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
+use super::scan::{copyable, has_czech_diacritic, lines};
+use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R2-quotes",
+    severity: Severity::Error,
+    languages: &["cs"],
+    summary: "Straight double quotes around Czech text; use „…“.",
+    source: include_str!("cs_r2_quotes.rs"),
+    bad: &["Řekl \"dobrý den\" a odešel."],
+    good: &[
+        "Řekl „dobrý den“ a odešel.",
+        "Nastavte \"debug\" na true.",
+        "Řekl \"dobrý\nden\" a odešel.",
+    ],
+    fixable: true,
+};
+
+pub fn rule() -> Builtin<Quotes> {
+    Builtin::new(&DECLARATION, Quotes)
+}
+
 #[derive(Debug)]
-pub struct Quotes {
-    meta: RuleMeta,
-}
+pub struct Quotes;
 
-impl Quotes {
-    pub fn new() -> Self {
-        Quotes {
-            meta: MetaSource {
-                id: "cs-R2-quotes",
-                severity: Severity::Error,
-                languages: &["cs"],
-                summary: "Straight double quotes around Czech text; use „…“.",
-                source: include_str!("cs_r2_quotes.rs"),
-                bad: &["Řekl \"dobrý den\" a odešel."],
-                good: &[
-                    "Řekl „dobrý den“ a odešel.",
-                    "Nastavte \"debug\" na true.",
-                    "Řekl \"dobrý\nden\" a odešel.",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for Quotes {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for Quotes {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for Quotes {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         if memchr::memchr(b'"', view.text.as_bytes()).is_none() {
             return;
@@ -89,18 +74,19 @@ impl Rule for Quotes {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Rule;
     use super::super::scan::testing::{examples_hold, fixed, hits, starts};
     use super::*;
     use crate::copy::view::{ViewBuilder, ViewRole};
 
     #[test]
     fn examples() {
-        examples_hold(&Quotes::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_opening_quote_and_fixes_the_pair() {
-        let r = Quotes::new();
+        let r = rule();
         let text = "Řekl \"dobrý den\" a odešel.";
         let found = hits(&r, text);
         assert_eq!(found.len(), 1);
@@ -110,7 +96,7 @@ mod tests {
 
     #[test]
     fn pairs_in_order_per_line() {
-        let r = Quotes::new();
+        let r = rule();
         // Second pair only has the diacritic.
         assert_eq!(starts(&r, "\"a\" a \"č\""), vec![6]);
         // A quote left open on one line does not pair with one on the next.
@@ -129,7 +115,7 @@ mod tests {
         b.verbatim("\"", 9);
         let view = b.finish();
         let mut out = Vec::new();
-        Quotes::new().check(&view, &mut out);
+        rule().check(&view, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].fix, None);
     }

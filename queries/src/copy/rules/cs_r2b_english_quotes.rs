@@ -15,50 +15,35 @@
 //! The fix writes the content back between the new quotes, so it is offered only when the
 //! content is a faithful copy of the source.
 
-use super::scan::{MetaSource, copyable, has_czech_diacritic};
-use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
+use super::scan::{copyable, has_czech_diacritic};
+use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R2b-english-quotes",
+    severity: Severity::Error,
+    languages: &["cs"],
+    summary: "English quotes “…” in Czech text; use „…“.",
+    source: include_str!("cs_r2b_english_quotes.rs"),
+    bad: &[
+        "Kniha “Čistý kód” vyšla česky.",
+        "Přečtěte si “Clean Code” ještě dnes.",
+    ],
+    good: &[
+        "Kniha „Čistý kód“ vyšla česky.",
+        "The book “Clean Code” is a classic.",
+    ],
+    fixable: true,
+};
+
+pub fn rule() -> Builtin<EnglishQuotes> {
+    Builtin::new(&DECLARATION, EnglishQuotes)
+}
+
 #[derive(Debug)]
-pub struct EnglishQuotes {
-    meta: RuleMeta,
-}
+pub struct EnglishQuotes;
 
-impl EnglishQuotes {
-    pub fn new() -> Self {
-        EnglishQuotes {
-            meta: MetaSource {
-                id: "cs-R2b-english-quotes",
-                severity: Severity::Error,
-                languages: &["cs"],
-                summary: "English quotes “…” in Czech text; use „…“.",
-                source: include_str!("cs_r2b_english_quotes.rs"),
-                bad: &[
-                    "Kniha “Čistý kód” vyšla česky.",
-                    "Přečtěte si “Clean Code” ještě dnes.",
-                ],
-                good: &[
-                    "Kniha „Čistý kód“ vyšla česky.",
-                    "The book “Clean Code” is a classic.",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for EnglishQuotes {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for EnglishQuotes {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for EnglishQuotes {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
         // `“` and `”` both start with the bytes E2 80; a view without them is done.
@@ -109,12 +94,12 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&EnglishQuotes::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_opening_quote_and_fixes_the_pair() {
-        let r = EnglishQuotes::new();
+        let r = rule();
         let text = "Kniha “Čistý kód” vyšla.";
         let found = hits(&r, text);
         assert_eq!(found.len(), 1);
@@ -125,14 +110,14 @@ mod tests {
 
     #[test]
     fn czech_closing_quote_is_not_an_english_opening() {
-        let r = EnglishQuotes::new();
+        let r = rule();
         assert!(hits(&r, "„Ano“, řekl, „ne“”.").is_empty());
         assert_eq!(starts(&r, "„Ano“ a “ne”, řekl."), vec![12]);
     }
 
     #[test]
     fn needs_czech_evidence_in_the_view_and_letters_inside() {
-        let r = EnglishQuotes::new();
+        let r = rule();
         assert!(hits(&r, "He said “yes” and left.").is_empty());
         assert!(hits(&r, "Skóre “42” bodů.").is_empty());
         assert_eq!(starts(&r, "Řekl “yes”."), vec![6]);

@@ -13,8 +13,8 @@
 //! (`5% roztok`, "a five-percent solution"); telling the two apart needs grammar, so the
 //! rule, like the reference implementation, fires on both.
 
-use super::scan::{MetaSource, NBSP, next_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
+use super::scan::{NBSP, next_char};
+use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
 /// Longest first where one unit is a prefix of another (`MBit` before `MB`).
@@ -26,50 +26,35 @@ const UNITS: &[&str] = &[
 /// Every byte a unit of [`UNITS`] starts with (`°` is C2 B0, `€` is E2 82 AC).
 const UNIT_START: &[u8] = b"MGCEUhKkTmc%$\xC2\xE2";
 
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R4-number-unit",
+    severity: Severity::Error,
+    languages: &["cs"],
+    summary: "A number glued to its unit (50Kč, 99%); separate them with a no-break space.",
+    source: include_str!("cs_r4_number_unit.rs"),
+    bad: &[
+        "Vstupné je 50Kč.",
+        "Souhlasí 99% účastníků.",
+        "Připojení 5MBit stačí.",
+        "Venku je 20°C",
+        "Stojí 50Kč",
+    ],
+    good: &[
+        "Vstupné je 50\u{A0}Kč.",
+        "Tlak 5mmHg a úloha 3kg2.",
+        "Venku je 20 °C",
+    ],
+    fixable: true,
+};
+
+pub fn rule() -> Builtin<NumberUnit> {
+    Builtin::new(&DECLARATION, NumberUnit)
+}
+
 #[derive(Debug)]
-pub struct NumberUnit {
-    meta: RuleMeta,
-}
+pub struct NumberUnit;
 
-impl NumberUnit {
-    pub fn new() -> Self {
-        NumberUnit {
-            meta: MetaSource {
-                id: "cs-R4-number-unit",
-                severity: Severity::Error,
-                languages: &["cs"],
-                summary: "A number glued to its unit (50Kč, 99%); separate them with a no-break space.",
-                source: include_str!("cs_r4_number_unit.rs"),
-                bad: &[
-                    "Vstupné je 50Kč.",
-                    "Souhlasí 99% účastníků.",
-                    "Připojení 5MBit stačí.",
-                    "Venku je 20°C",
-                    "Stojí 50Kč",
-                ],
-                good: &[
-                    "Vstupné je 50\u{A0}Kč.",
-                    "Tlak 5mmHg a úloha 3kg2.",
-                    "Venku je 20 °C",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for NumberUnit {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for NumberUnit {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for NumberUnit {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
         let bytes = text.as_bytes();
@@ -113,12 +98,12 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&NumberUnit::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_digit_before_the_unit() {
-        let r = NumberUnit::new();
+        let r = rule();
         assert_eq!(starts(&r, "Vstupné je 150Kč."), vec![14]);
         assert_eq!(matched(&r, "Vstupné je 150Kč."), vec!["0Kč"]);
         assert_eq!(fixed(&r, "Vstupné je 150Kč."), "Vstupné je 150\u{A0}Kč.");
@@ -127,7 +112,7 @@ mod tests {
     #[test]
     fn unit_at_the_end_of_the_view_fires() {
         // Known defect of the reference.
-        let r = NumberUnit::new();
+        let r = rule();
         assert_eq!(starts(&r, "Stojí 50Kč"), vec![8]);
         assert_eq!(starts(&r, "99%"), vec![1]);
     }
@@ -135,7 +120,7 @@ mod tests {
     #[test]
     fn longest_unit_wins() {
         // Known defect of the reference: `5MBit` was not a match.
-        let r = NumberUnit::new();
+        let r = rule();
         assert_eq!(matched(&r, "5MBit"), vec!["5MBit"]);
         assert_eq!(matched(&r, "5MB."), vec!["5MB"]);
         assert_eq!(matched(&r, "10Gbit/s"), vec!["0Gbit"]);
@@ -150,7 +135,7 @@ mod tests {
 
     #[test]
     fn every_listed_unit_fires() {
-        let r = NumberUnit::new();
+        let r = rule();
         for unit in UNITS {
             let text = format!("je 5{unit} teď");
             assert_eq!(starts(&r, &text), vec![3], "{unit}");
@@ -159,7 +144,7 @@ mod tests {
 
     #[test]
     fn unit_followed_by_a_letter_or_digit_is_no_unit() {
-        let r = NumberUnit::new();
+        let r = rule();
         assert!(hits(&r, "5mmHg").is_empty());
         assert!(hits(&r, "3kg2").is_empty());
         assert!(hits(&r, "4cmě").is_empty());

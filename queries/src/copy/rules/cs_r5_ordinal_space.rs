@@ -22,8 +22,8 @@
 //! There is no fix: a date wants a no-break space after the full stop, an ordinal before
 //! a noun an ordinary one, and which one is meant is the author's call.
 
-use super::scan::{MetaSource, OBJECT, prev_char};
-use super::{Hit, Rule, RuleMeta, Severity, Triggers};
+use super::scan::{OBJECT, prev_char};
+use super::{Builtin, Declaration, Hit, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -36,45 +36,30 @@ const SUFFIXES: &[&str] = &[
     "org", "net", "io", "eu", "dev", "app",
 ];
 
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R5-ordinal-space",
+    severity: Severity::Error,
+    languages: &["cs"],
+    summary: "No space after an ordinal number (1.dubna); write 1. dubna.",
+    source: include_str!("cs_r5_ordinal_space.rs"),
+    bad: &["Sejdeme se 1.dubna.", "Viz 3.kapitola."],
+    good: &[
+        "Sejdeme se 1. dubna.",
+        "Program je v souboru agenda-v2.json.",
+        "Stáhněte verzi v1.2.3 nebo 1.2.3.",
+        "Otevřete src/1.x a 2024.md.",
+    ],
+    fixable: false,
+};
+
+pub fn rule() -> Builtin<OrdinalSpace> {
+    Builtin::new(&DECLARATION, OrdinalSpace)
+}
+
 #[derive(Debug)]
-pub struct OrdinalSpace {
-    meta: RuleMeta,
-}
+pub struct OrdinalSpace;
 
-impl OrdinalSpace {
-    pub fn new() -> Self {
-        OrdinalSpace {
-            meta: MetaSource {
-                id: "cs-R5-ordinal-space",
-                severity: Severity::Error,
-                languages: &["cs"],
-                summary: "No space after an ordinal number (1.dubna); write 1. dubna.",
-                source: include_str!("cs_r5_ordinal_space.rs"),
-                bad: &["Sejdeme se 1.dubna.", "Viz 3.kapitola."],
-                good: &[
-                    "Sejdeme se 1. dubna.",
-                    "Program je v souboru agenda-v2.json.",
-                    "Stáhněte verzi v1.2.3 nebo 1.2.3.",
-                    "Otevřete src/1.x a 2024.md.",
-                ],
-                fixable: false,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for OrdinalSpace {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for OrdinalSpace {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for OrdinalSpace {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
         let bytes = text.as_bytes();
@@ -175,12 +160,12 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&OrdinalSpace::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_first_digit() {
-        let r = OrdinalSpace::new();
+        let r = rule();
         assert_eq!(starts(&r, "Sejdeme se 21.dubna."), vec![11]);
         assert_eq!(matched(&r, "Sejdeme se 21.dubna."), vec!["21.d"]);
         assert_eq!(starts(&r, "(1.ledna)"), vec![1]);
@@ -191,7 +176,7 @@ mod tests {
     #[test]
     fn file_names_versions_paths_and_urls_are_silent() {
         // Known defect of the reference: these fired.
-        let r = OrdinalSpace::new();
+        let r = rule();
         for text in [
             "agenda-v2.json",
             "v1.2.3",
@@ -216,7 +201,7 @@ mod tests {
 
     #[test]
     fn trailing_punctuation_does_not_count_as_a_second_dot() {
-        let r = OrdinalSpace::new();
+        let r = rule();
         assert_eq!(starts(&r, "Dne 1.ledna."), vec![4]);
         assert_eq!(starts(&r, "(1.ledna)."), vec![1]);
         assert_eq!(starts(&r, "Dne 1.ledna:"), vec![4]);
@@ -224,7 +209,7 @@ mod tests {
 
     #[test]
     fn decimal_numbers_and_spaced_ordinals_are_silent() {
-        let r = OrdinalSpace::new();
+        let r = rule();
         assert!(hits(&r, "1,5 litru a 10.30 hodin").is_empty());
         assert!(hits(&r, "1. dubna").is_empty());
         assert!(hits(&r, "1.\u{A0}dubna").is_empty());

@@ -16,117 +16,34 @@
 //!   number (`x86-64`, `A4-5`) marks an identifier, and four digits followed by two with
 //!   a leading zero (`2026-04`) a year and month; neither fires.
 
-use super::scan::{MetaSource, NBSP, digits_after, digits_before, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
-use crate::copy::view::View;
+use super::dash::Dash;
+use super::{Builtin, Declaration, Severity};
 
-#[derive(Debug)]
-pub struct Dash {
-    meta: RuleMeta,
-}
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R6-dash",
+    severity: Severity::Warning,
+    languages: &["cs"],
+    summary: "A hyphen used as a dash or in a numeric range; use the en dash “–”.",
+    source: include_str!("cs_r6_dash.rs"),
+    bad: &["Praha - Brno", "Otevřeno 23-26. června."],
+    good: &[
+        "Praha – Brno",
+        "Otevřeno 23–26. června.",
+        "česko-slovenský slovník",
+        "Dne 2026-04-12 ve fázi 1-2-4-All.",
+        "Úkoly:\n- první\n- druhý",
+    ],
+    fixable: true,
+};
 
-impl Dash {
-    pub fn new() -> Self {
+pub fn rule() -> Builtin<Dash> {
+    Builtin::new(
+        &DECLARATION,
         Dash {
-            meta: MetaSource {
-                id: "cs-R6-dash",
-                severity: Severity::Warning,
-                languages: &["cs"],
-                summary: "A hyphen used as a dash or in a numeric range; use the en dash “–”.",
-                source: include_str!("cs_r6_dash.rs"),
-                bad: &["Praha - Brno", "Otevřeno 23-26. června."],
-                good: &[
-                    "Praha – Brno",
-                    "Otevřeno 23–26. června.",
-                    "česko-slovenský slovník",
-                    "Dne 2026-04-12 ve fázi 1-2-4-All.",
-                    "Úkoly:\n- první\n- druhý",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for Dash {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for Dash {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        for h in memchr::memchr_iter(b'-', view.text.as_bytes()) {
-            let message = if is_spaced_dash(&view.text, h) {
-                "hyphen used as a dash between words: use an en dash “–”"
-            } else if is_numeric_range(&view.text, h) {
-                "hyphen in a numeric range: use an en dash “–” (23–26)"
-            } else {
-                continue;
-            };
-            out.push(en_dash_hit(h, message));
-        }
-    }
-
-    fn triggers(&self) -> Triggers {
-        Triggers::HYPHEN
-    }
-}
-
-pub(super) fn en_dash_hit(hyphen: usize, message: &str) -> Hit {
-    Hit {
-        range: hyphen..hyphen + 1,
-        message: message.into(),
-        fix: Some(Edit {
-            range: hyphen..hyphen + 1,
-            replacement: "–".into(),
-        }),
-        anchor: None,
-    }
-}
-
-fn is_inline_space(c: char) -> bool {
-    c == ' ' || c == '\t' || c == NBSP
-}
-
-/// Whether the hyphen at `h` stands between two words with space on both sides, on one
-/// line: `letter [ \t]+ - [ \t]+ letter`.
-pub(super) fn is_spaced_dash(text: &str, h: usize) -> bool {
-    let before = &text[..h];
-    let left = before.trim_end_matches(is_inline_space);
-    let after = &text[h + 1..];
-    let right = after.trim_start_matches(is_inline_space);
-    left.len() < before.len()
-        && right.len() < after.len()
-        && left.chars().next_back().is_some_and(super::scan::is_letter)
-        && right.chars().next().is_some_and(super::scan::is_letter)
-}
-
-/// Whether the hyphen at `h` joins the two numbers of a range (see the module doc).
-pub(super) fn is_numeric_range(text: &str, h: usize) -> bool {
-    let bytes = text.as_bytes();
-    let left = digits_before(bytes, h);
-    let right = digits_after(bytes, h + 1);
-    if left == 0 || right == 0 {
-        return false;
-    }
-    let (start, end) = (h - left, h + 1 + right);
-    if bytes.get(end) == Some(&b'-') || (start > 0 && bytes[start - 1] == b'-') {
-        return false;
-    }
-    if prev_char(text, start).is_some_and(|c| super::scan::is_letter(c) || c == '_') {
-        return false;
-    }
-    if left == 4 && right == 2 && bytes[h + 1] == b'0' {
-        return false;
-    }
-    // `end` is a character boundary: the byte before it is an ASCII digit.
-    next_char(text, end).is_none_or(|c| c != '_')
+            spaced: Some("hyphen used as a dash between words: use an en dash “–”"),
+            range: Some("hyphen in a numeric range: use an en dash “–” (23–26)"),
+        },
+    )
 }
 
 #[cfg(test)]
@@ -136,13 +53,13 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&Dash::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_exactly_at_the_hyphen() {
         // Known defect of the reference: the column was off.
-        let r = Dash::new();
+        let r = rule();
         assert_eq!(starts(&r, "Praha - Brno"), vec![6]);
         assert_eq!(hits(&r, "Praha - Brno")[0].range, 6..7);
         assert_eq!(starts(&r, "Žluť  -\tkůň"), vec![8]);
@@ -153,7 +70,7 @@ mod tests {
     #[test]
     fn bullets_and_line_breaks_never_fire() {
         // Known defect of the reference: markdown bullets fired.
-        let r = Dash::new();
+        let r = rule();
         assert!(hits(&r, "- položka").is_empty());
         assert!(hits(&r, "Seznam\n- položka").is_empty());
         assert!(hits(&r, "slovo -\nslovo").is_empty());
@@ -162,7 +79,7 @@ mod tests {
 
     #[test]
     fn hyphens_inside_words_and_unspaced_sides_are_silent() {
-        let r = Dash::new();
+        let r = rule();
         assert!(hits(&r, "česko-slovenský").is_empty());
         assert!(hits(&r, "slovo -slovo").is_empty());
         assert!(hits(&r, "slovo- slovo").is_empty());
@@ -173,7 +90,7 @@ mod tests {
 
     #[test]
     fn numeric_ranges_without_neighbours_only() {
-        let r = Dash::new();
+        let r = rule();
         assert_eq!(starts(&r, "v letech 1990-2000"), vec![13]);
         assert_eq!(starts(&r, "9:00-10:00"), vec![4]);
         for text in [

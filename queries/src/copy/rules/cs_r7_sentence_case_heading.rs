@@ -15,52 +15,37 @@
 //! no letter (`2026`) are not counted either. There is no fix: which capitals are proper
 //! names is not something a rule can know.
 
-use super::scan::{MetaSource, OBJECT, has_czech_diacritic};
-use super::{Hit, Rule, RuleMeta, Severity};
+use super::scan::{OBJECT, has_czech_diacritic};
+use super::{Builtin, Declaration, Hit, Matcher, Severity};
 use crate::copy::view::{View, ViewRole};
 
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R7-sentence-case-heading",
+    severity: Severity::Warning,
+    languages: &["cs"],
+    summary: "A Czech heading in Title Case; Czech headings use sentence case.",
+    source: include_str!("cs_r7_sentence_case_heading.rs"),
+    bad: &[
+        "## Jak Nastavit Nový Projekt",
+        "# Krok 1: Příprava Pracovního Prostředí",
+    ],
+    good: &[
+        "## Jak nastavit nový projekt",
+        "## Úvod do API a CLI nástrojů",
+        "Jak Nastavit Nový Projekt",
+        "## How To Set Up A Project",
+    ],
+    fixable: false,
+};
+
+pub fn rule() -> Builtin<SentenceCaseHeading> {
+    Builtin::new(&DECLARATION, SentenceCaseHeading)
+}
+
 #[derive(Debug)]
-pub struct SentenceCaseHeading {
-    meta: RuleMeta,
-}
+pub struct SentenceCaseHeading;
 
-impl SentenceCaseHeading {
-    pub fn new() -> Self {
-        SentenceCaseHeading {
-            meta: MetaSource {
-                id: "cs-R7-sentence-case-heading",
-                severity: Severity::Warning,
-                languages: &["cs"],
-                summary: "A Czech heading in Title Case; Czech headings use sentence case.",
-                source: include_str!("cs_r7_sentence_case_heading.rs"),
-                bad: &[
-                    "## Jak Nastavit Nový Projekt",
-                    "# Krok 1: Příprava Pracovního Prostředí",
-                ],
-                good: &[
-                    "## Jak nastavit nový projekt",
-                    "## Úvod do API a CLI nástrojů",
-                    "Jak Nastavit Nový Projekt",
-                    "## How To Set Up A Project",
-                ],
-                fixable: false,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for SentenceCaseHeading {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for SentenceCaseHeading {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for SentenceCaseHeading {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let ViewRole::Heading { marker, .. } = view.role else {
             return;
@@ -111,6 +96,7 @@ fn is_title_case(heading: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Rule;
     use super::super::example_view;
     use super::super::scan::testing::{examples_hold, hits};
     use super::*;
@@ -118,7 +104,7 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&SentenceCaseHeading::new());
+        examples_hold(&rule());
     }
 
     #[test]
@@ -130,7 +116,7 @@ mod tests {
         b.verbatim("Jak Nastavit Nový Projekt", 143);
         let view = b.finish();
         let mut out = Vec::new();
-        SentenceCaseHeading::new().check(&view, &mut out);
+        rule().check(&view, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].anchor, Some(140));
         assert_eq!(out[0].range.start, 0);
@@ -138,7 +124,7 @@ mod tests {
 
     #[test]
     fn the_counting_thresholds() {
-        let r = SentenceCaseHeading::new();
+        let r = rule();
         // Two capitals of three long words: more than half.
         assert_eq!(hits(&r, "# Jak Funguje zámek").len(), 1);
         // Two of four: not more than half.
@@ -153,7 +139,7 @@ mod tests {
 
     #[test]
     fn colon_prefix_code_and_acronyms_are_dropped() {
-        let r = SentenceCaseHeading::new();
+        let r = rule();
         assert!(hits(&r, "# Krok Jedna Dva: nastavení projektu").is_empty());
         assert_eq!(hits(&r, "# Krok 1: Příprava Pracovního Prostředí").len(), 1);
         assert!(hits(&r, "# Spuštění \u{FFFC} \u{FFFC} Příkazu").is_empty());
@@ -164,7 +150,7 @@ mod tests {
 
     #[test]
     fn needs_a_heading_and_a_diacritic() {
-        let r = SentenceCaseHeading::new();
+        let r = rule();
         let mut out = Vec::new();
         r.check(&example_view("Jak Nastavit Nový Projekt"), &mut out);
         assert!(out.is_empty());

@@ -11,48 +11,33 @@
 //! year (`21.6.`) are not matched: they are indistinguishable from section numbers.
 //! Reported at the first digit of the day.
 
-use super::scan::{MetaSource, NBSP, copyable, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
+use super::scan::{NBSP, copyable, next_char, prev_char};
+use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 use std::ops::Range;
 
+pub const DECLARATION: Declaration = Declaration {
+    id: "cs-R9-date-spacing",
+    severity: Severity::Warning,
+    languages: &["cs"],
+    summary: "A date without spaces (21.6.2013); write 21. 6. 2013.",
+    source: include_str!("cs_r9_date_spacing.rs"),
+    bad: &["Narodil se 21.6.2013 v Brně.", "Termín: 1. 2.2024"],
+    good: &[
+        "Narodil se 21. 6. 2013 v Brně.",
+        "Verze v1.2.2013, ne 32.1.2020 ani 1.13.2020.",
+    ],
+    fixable: true,
+};
+
+pub fn rule() -> Builtin<DateSpacing> {
+    Builtin::new(&DECLARATION, DateSpacing)
+}
+
 #[derive(Debug)]
-pub struct DateSpacing {
-    meta: RuleMeta,
-}
+pub struct DateSpacing;
 
-impl DateSpacing {
-    pub fn new() -> Self {
-        DateSpacing {
-            meta: MetaSource {
-                id: "cs-R9-date-spacing",
-                severity: Severity::Warning,
-                languages: &["cs"],
-                summary: "A date without spaces (21.6.2013); write 21. 6. 2013.",
-                source: include_str!("cs_r9_date_spacing.rs"),
-                bad: &["Narodil se 21.6.2013 v Brně.", "Termín: 1. 2.2024"],
-                good: &[
-                    "Narodil se 21. 6. 2013 v Brně.",
-                    "Verze v1.2.2013, ne 32.1.2020 ani 1.13.2020.",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for DateSpacing {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for DateSpacing {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for DateSpacing {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
         let bytes = text.as_bytes();
@@ -154,12 +139,12 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&DateSpacing::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_day_and_fixes_with_no_break_spaces() {
-        let r = DateSpacing::new();
+        let r = rule();
         assert_eq!(starts(&r, "Dne 21.6.2013 jsme"), vec![4]);
         assert_eq!(matched(&r, "Dne 21.6.2013 jsme"), vec!["21.6.2013"]);
         assert_eq!(
@@ -171,7 +156,7 @@ mod tests {
 
     #[test]
     fn half_spaced_dates_fire_and_spaced_ones_do_not() {
-        let r = DateSpacing::new();
+        let r = rule();
         assert_eq!(matched(&r, "1. 2.2024"), vec!["1. 2.2024"]);
         assert_eq!(matched(&r, "1.2. 2024."), vec!["1.2. 2024"]);
         assert!(hits(&r, "1. 2. 2024").is_empty());
@@ -180,7 +165,7 @@ mod tests {
 
     #[test]
     fn impossible_values_and_non_dates_are_silent() {
-        let r = DateSpacing::new();
+        let r = rule();
         for text in [
             "32.1.2020",
             "1.13.2020",

@@ -13,44 +13,29 @@
 //! The fix writes the content back between the new quotes, so it is offered only when the
 //! content is a faithful copy of the source (no decoded escape, no code span).
 
-use super::scan::{MetaSource, copyable, lines, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
+use super::scan::{copyable, lines, next_char, prev_char};
+use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
+pub const DECLARATION: Declaration = Declaration {
+    id: "en-R2-straight-quotes",
+    severity: Severity::Warning,
+    languages: &["en"],
+    summary: "Straight double quotes around words; use “…”.",
+    source: include_str!("en_r2_straight_quotes.rs"),
+    bad: &["She said \"hello\" and left.", "(\"Quoted,\" he said.)"],
+    good: &["She said “hello” and left.", "A 12\" pizza and a 14\" one."],
+    fixable: true,
+};
+
+pub fn rule() -> Builtin<StraightQuotes> {
+    Builtin::new(&DECLARATION, StraightQuotes)
+}
+
 #[derive(Debug)]
-pub struct StraightQuotes {
-    meta: RuleMeta,
-}
+pub struct StraightQuotes;
 
-impl StraightQuotes {
-    pub fn new() -> Self {
-        StraightQuotes {
-            meta: MetaSource {
-                id: "en-R2-straight-quotes",
-                severity: Severity::Warning,
-                languages: &["en"],
-                summary: "Straight double quotes around words; use “…”.",
-                source: include_str!("en_r2_straight_quotes.rs"),
-                bad: &["She said \"hello\" and left.", "(\"Quoted,\" he said.)"],
-                good: &["She said “hello” and left.", "A 12\" pizza and a 14\" one."],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for StraightQuotes {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for StraightQuotes {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for StraightQuotes {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
         if memchr::memchr(b'"', text.as_bytes()).is_none() {
@@ -106,12 +91,12 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&StraightQuotes::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_opening_quote_and_curls_the_pair() {
-        let r = StraightQuotes::new();
+        let r = rule();
         assert_eq!(starts(&r, "She said \"hello\" and left."), vec![9]);
         assert_eq!(hits(&r, "She said \"hello\" and left.")[0].range, 9..16);
         assert_eq!(
@@ -122,7 +107,7 @@ mod tests {
 
     #[test]
     fn inch_marks_and_unpaired_quotes_are_silent() {
-        let r = StraightQuotes::new();
+        let r = rule();
         for text in [
             "A 12\" pizza and a 14\" one.",
             "a \"quote\nacross\" lines",

@@ -9,44 +9,29 @@
 //! It is information rather than a warning: straight apostrophes are common and
 //! harmless in technical prose, and many projects keep them on purpose.
 
-use super::scan::{MetaSource, next_char, prev_char};
-use super::{Edit, Hit, Rule, RuleMeta, Severity, Triggers};
+use super::scan::{next_char, prev_char};
+use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
+pub const DECLARATION: Declaration = Declaration {
+    id: "en-R3-straight-apostrophe",
+    severity: Severity::Info,
+    languages: &["en"],
+    summary: "A straight apostrophe inside a word (don't); use ’.",
+    source: include_str!("en_r3_straight_apostrophe.rs"),
+    bad: &["Don't panic, it's fine."],
+    good: &["Don’t panic.", "The students' room in the '90s."],
+    fixable: true,
+};
+
+pub fn rule() -> Builtin<StraightApostrophe> {
+    Builtin::new(&DECLARATION, StraightApostrophe)
+}
+
 #[derive(Debug)]
-pub struct StraightApostrophe {
-    meta: RuleMeta,
-}
+pub struct StraightApostrophe;
 
-impl StraightApostrophe {
-    pub fn new() -> Self {
-        StraightApostrophe {
-            meta: MetaSource {
-                id: "en-R3-straight-apostrophe",
-                severity: Severity::Info,
-                languages: &["en"],
-                summary: "A straight apostrophe inside a word (don't); use ’.",
-                source: include_str!("en_r3_straight_apostrophe.rs"),
-                bad: &["Don't panic, it's fine."],
-                good: &["Don’t panic.", "The students' room in the '90s."],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for StraightApostrophe {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for StraightApostrophe {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
+impl Matcher for StraightApostrophe {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
         let text = &view.text;
         for a in memchr::memchr_iter(b'\'', text.as_bytes()) {
@@ -78,19 +63,19 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&StraightApostrophe::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_apostrophe_inside_words() {
-        let r = StraightApostrophe::new();
+        let r = rule();
         assert_eq!(starts(&r, "Don't panic, it's fine."), vec![3, 15]);
         assert_eq!(fixed(&r, "O'Brien won't"), "O’Brien won’t");
     }
 
     #[test]
     fn word_edges_are_silent() {
-        let r = StraightApostrophe::new();
+        let r = rule();
         for text in ["students' room", "'90s", "rock 'n' roll", "'quoted'", "x'1"] {
             assert!(hits(&r, text).is_empty(), "{text}");
         }

@@ -9,63 +9,32 @@
 //! tabs, and a letter, all on one line, reported at the hyphen. A line break on either
 //! side stops the match, so a list bullet (`- item`) never fires.
 
-use super::cs_r6_dash::{en_dash_hit, is_spaced_dash};
-use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Severity, Triggers};
-use crate::copy::view::View;
+use super::dash::Dash;
+use super::{Builtin, Declaration, Severity};
 
-#[derive(Debug)]
-pub struct SpacedHyphenDash {
-    meta: RuleMeta,
-}
+pub const DECLARATION: Declaration = Declaration {
+    id: "en-R4-spaced-hyphen-dash",
+    severity: Severity::Warning,
+    languages: &["en"],
+    summary: "A spaced hyphen used as a dash; use a spaced en dash “–”.",
+    source: include_str!("en_r4_spaced_hyphen_dash.rs"),
+    bad: &["It works - mostly."],
+    good: &[
+        "It works – mostly.",
+        "A well-known fact.",
+        "Steps:\n- one\n- two",
+    ],
+    fixable: true,
+};
 
-impl SpacedHyphenDash {
-    pub fn new() -> Self {
-        SpacedHyphenDash {
-            meta: MetaSource {
-                id: "en-R4-spaced-hyphen-dash",
-                severity: Severity::Warning,
-                languages: &["en"],
-                summary: "A spaced hyphen used as a dash; use a spaced en dash “–”.",
-                source: include_str!("en_r4_spaced_hyphen_dash.rs"),
-                bad: &["It works - mostly."],
-                good: &[
-                    "It works – mostly.",
-                    "A well-known fact.",
-                    "Steps:\n- one\n- two",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for SpacedHyphenDash {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for SpacedHyphenDash {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        for h in memchr::memchr_iter(b'-', view.text.as_bytes()) {
-            if is_spaced_dash(&view.text, h) {
-                out.push(en_dash_hit(
-                    h,
-                    "hyphen used as a dash between words: use a spaced en dash “–”",
-                ));
-            }
-        }
-    }
-
-    fn triggers(&self) -> Triggers {
-        Triggers::HYPHEN
-    }
+pub fn rule() -> Builtin<Dash> {
+    Builtin::new(
+        &DECLARATION,
+        Dash {
+            spaced: Some("hyphen used as a dash between words: use a spaced en dash “–”"),
+            range: None,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -75,19 +44,19 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&SpacedHyphenDash::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_hyphen_and_keeps_the_spaces() {
-        let r = SpacedHyphenDash::new();
+        let r = rule();
         assert_eq!(starts(&r, "It works - mostly."), vec![9]);
         assert_eq!(fixed(&r, "It works - mostly."), "It works – mostly.");
     }
 
     #[test]
     fn bullets_compounds_and_numbers_are_silent() {
-        let r = SpacedHyphenDash::new();
+        let r = rule();
         for text in [
             "- item",
             "list\n- item",

@@ -10,62 +10,31 @@
 //! like a range; style guides set scores with an en dash too, so the fix is right there
 //! as well.
 
-use super::cs_r6_dash::{en_dash_hit, is_numeric_range};
-use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Severity, Triggers};
-use crate::copy::view::View;
+use super::dash::Dash;
+use super::{Builtin, Declaration, Severity};
 
-#[derive(Debug)]
-pub struct NumericRange {
-    meta: RuleMeta,
-}
+pub const DECLARATION: Declaration = Declaration {
+    id: "en-R5-numeric-range",
+    severity: Severity::Warning,
+    languages: &["en"],
+    summary: "A hyphen in a numeric range (10-20); use an en dash “–”.",
+    source: include_str!("en_r5_numeric_range.rs"),
+    bad: &["See pages 10-20."],
+    good: &[
+        "See pages 10–20.",
+        "Released 2026-04-12 on x86-64; call 1-800-555-0199.",
+    ],
+    fixable: true,
+};
 
-impl NumericRange {
-    pub fn new() -> Self {
-        NumericRange {
-            meta: MetaSource {
-                id: "en-R5-numeric-range",
-                severity: Severity::Warning,
-                languages: &["en"],
-                summary: "A hyphen in a numeric range (10-20); use an en dash “–”.",
-                source: include_str!("en_r5_numeric_range.rs"),
-                bad: &["See pages 10-20."],
-                good: &[
-                    "See pages 10–20.",
-                    "Released 2026-04-12 on x86-64; call 1-800-555-0199.",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for NumericRange {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for NumericRange {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        for h in memchr::memchr_iter(b'-', view.text.as_bytes()) {
-            if is_numeric_range(&view.text, h) {
-                out.push(en_dash_hit(
-                    h,
-                    "hyphen in a numeric range: use an en dash “–” (10–20)",
-                ));
-            }
-        }
-    }
-
-    fn triggers(&self) -> Triggers {
-        Triggers::HYPHEN
-    }
+pub fn rule() -> Builtin<Dash> {
+    Builtin::new(
+        &DECLARATION,
+        Dash {
+            range: Some("hyphen in a numeric range: use an en dash “–” (10–20)"),
+            spaced: None,
+        },
+    )
 }
 
 #[cfg(test)]
@@ -75,19 +44,19 @@ mod tests {
 
     #[test]
     fn examples() {
-        examples_hold(&NumericRange::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_hyphen() {
-        let r = NumericRange::new();
+        let r = rule();
         assert_eq!(starts(&r, "See pages 10-20."), vec![12]);
         assert_eq!(fixed(&r, "See pages 10-20."), "See pages 10–20.");
     }
 
     #[test]
     fn number_groups_dates_and_identifiers_are_silent() {
-        let r = NumericRange::new();
+        let r = rule();
         for text in [
             "1-2-4-All",
             "phase-1-2",

@@ -13,74 +13,51 @@
 //! never fires. Across markup (`the **the**`) it fires without a fix, because removing
 //! the source range would remove the markup too.
 
-use super::repeat::report_repeats;
-use super::scan::MetaSource;
-use super::{Hit, Rule, RuleMeta, Scans, Severity};
-use crate::copy::view::View;
+use super::repeat::RepeatedWord;
+use super::{Builtin, Declaration, Severity};
 
 const ALLOWED: &[&str] = &[
     "that", "had", "is", "do", "ha", "no", "bye", "bla", "blah", "so",
 ];
 
-#[derive(Debug)]
-pub struct RepeatedWord {
-    meta: RuleMeta,
-}
+pub const DECLARATION: Declaration = Declaration {
+    id: "en-R6-repeated-word",
+    severity: Severity::Warning,
+    languages: &["en"],
+    summary: "The same word twice in a row (the the).",
+    source: include_str!("en_r6_repeated_word.rs"),
+    bad: &["Open the the file.", "It is a\na problem."],
+    good: &[
+        "Open the file.",
+        "I know that that is wrong; she had had enough in Bora Bora.",
+    ],
+    fixable: true,
+};
 
-impl RepeatedWord {
-    pub fn new() -> Self {
+pub fn rule() -> Builtin<RepeatedWord> {
+    Builtin::new(
+        &DECLARATION,
         RepeatedWord {
-            meta: MetaSource {
-                id: "en-R6-repeated-word",
-                severity: Severity::Warning,
-                languages: &["en"],
-                summary: "The same word twice in a row (the the).",
-                source: include_str!("en_r6_repeated_word.rs"),
-                bad: &["Open the the file.", "It is a\na problem."],
-                good: &[
-                    "Open the file.",
-                    "I know that that is wrong; she had had enough in Bora Bora.",
-                ],
-                fixable: true,
-            }
-            .build(),
-        }
-    }
-}
-
-impl Default for RepeatedWord {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rule for RepeatedWord {
-    fn meta(&self) -> &RuleMeta {
-        &self.meta
-    }
-
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        self.check_in(&Scans::new(view), out);
-    }
-
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
-        report_repeats(scans, 1, ALLOWED, out);
-    }
+            min_letters: 1,
+            allowed: ALLOWED,
+        },
+    )
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::Rule;
     use super::super::scan::testing::{examples_hold, fixed, hits, starts};
     use super::*;
 
     #[test]
     fn examples() {
-        examples_hold(&RepeatedWord::new());
+        examples_hold(&rule());
     }
 
     #[test]
     fn reports_at_the_second_copy_and_removes_it() {
-        let r = RepeatedWord::new();
+        let r = rule();
         assert_eq!(starts(&r, "Open the the file."), vec![9]);
         assert_eq!(fixed(&r, "Open the the file."), "Open the file.");
         assert_eq!(fixed(&r, "The the file."), "The file.");
@@ -89,14 +66,14 @@ mod tests {
 
     #[test]
     fn chains_collapse_to_one_copy() {
-        let r = RepeatedWord::new();
+        let r = rule();
         assert_eq!(starts(&r, "the the the end"), vec![4, 8]);
         assert_eq!(fixed(&r, "the the the end"), "the end");
     }
 
     #[test]
     fn deliberate_repetitions_numbers_and_punctuation_are_silent() {
-        let r = RepeatedWord::new();
+        let r = rule();
         for text in [
             "that that",
             "had had",
@@ -116,7 +93,7 @@ mod tests {
     /// The reference's `--fix` deleted a Tailwind class and a word of `sign-in in the`.
     #[test]
     fn copies_joined_by_a_hyphen_or_slash_are_no_repeat() {
-        let r = RepeatedWord::new();
+        let r = rule();
         for text in [
             "Click sign-in in the corner.",
             "class border border-[#ccc]",
@@ -133,7 +110,7 @@ mod tests {
         use crate::copy::extract::{Format, extract};
         let views = extract(Format::Markdown, "Open the **the** file and the the end.\n").unwrap();
         let mut found = Vec::new();
-        RepeatedWord::new().check(&views[0], &mut found);
+        rule().check(&views[0], &mut found);
         assert_eq!(found.len(), 2);
         assert!(found[0].fix.is_none(), "the markup would go with the word");
         assert!(found[1].fix.is_some());

@@ -4,23 +4,31 @@
 //! It knows nothing about files, spans or lockfiles: the engine maps hits back to source
 //! positions and drops the ones that fall in code, data or another language.
 //!
-//! One rule is one module, and that module's doc comment *is* the rule's documentation:
-//! [`RuleMeta::doc`] is read from the module's own source, so the rustdoc page, the
-//! generated catalogue (`docs/rules.md`) and `--self-test` cannot drift apart. The
-//! examples in a rule's meta double as its self-test cases.
+//! One rule is one module, named for its id (`cs_r3_ellipsis.rs`), and that module's doc
+//! comment *is* the rule's documentation: [`RuleMeta::doc`] is read from the module's own
+//! source, so the rustdoc page, the generated catalogue (`docs/rules.md`) and
+//! `--self-test` cannot drift apart. The examples in a rule's [`Declaration`] double as its
+//! self-test cases. A rule module holds its declaration, its [`Matcher`] (or the shared
+//! matcher it parametrises) and its tests; what several rules share lives in the modules
+//! without a rule id (`ellipsis`, `dash`, `space_before`, `repeat`, `one_letter`, the
+//! [`Scans`] of `shared`, the [`Triggers`]). A rule module never imports another rule
+//! module (a test holds this), and bytes are scanned only through `copy::bytescan`.
 //!
 //! Every rule scans its view once (byte scanning with cheap prefilters, or one regex
 //! compiled in the rule's constructor), so the cost of a run is linear in the prose.
 
+mod builtin;
 mod catalogue;
 mod custom;
+mod dash;
+mod ellipsis;
+mod one_letter;
 mod repeat;
 mod scan;
 mod self_test;
 mod set;
 mod shared;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod simd;
+mod space_before;
 mod triggers;
 
 pub mod cs_r10_tj_abbreviation;
@@ -46,6 +54,7 @@ pub mod en_r5_numeric_range;
 pub mod en_r6_repeated_word;
 pub mod en_r7_space_before_punctuation;
 
+pub use builtin::{Builtin, Declaration, Matcher};
 pub use catalogue::catalogue_markdown;
 pub use custom::CustomRuleSpec;
 pub use self_test::{SelfTestFailure, apply_edits, example_view, self_test};
@@ -380,5 +389,34 @@ mod tests {
             r1.doc
         );
         assert!(!r1.doc.contains("//!"));
+    }
+
+    /// A rule module names no other rule module: what twins share lives in a module of
+    /// its own, so a change to one rule cannot change another by accident.
+    #[test]
+    fn no_rule_module_imports_another() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/copy/rules");
+        let is_rule = |name: &str| name.starts_with("cs_r") || name.starts_with("en_r");
+        let mut rules = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+            if !is_rule(&name) {
+                continue;
+            }
+            rules += 1;
+            let own = name.trim_end_matches(".rs");
+            let source = std::fs::read_to_string(&path).unwrap();
+            for (n, line) in source.lines().enumerate() {
+                for word in line.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                    assert!(
+                        !is_rule(word) || word == own,
+                        "{name}:{}: names the rule module {word}",
+                        n + 1
+                    );
+                }
+            }
+        }
+        assert_eq!(rules, 22);
     }
 }

@@ -9,7 +9,8 @@
 //! the definition the masks are tested against.
 
 use super::scan::{is_alnum, is_letter};
-use super::{Edit, Hit, Scans};
+use super::{Edit, Hit, Matcher, Scans};
+use crate::copy::view::View;
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -57,6 +58,24 @@ pub(super) struct Repeat {
     pub second: Range<usize>,
 }
 
+/// Either language's repeated-word rule: words of at least `min_letters` characters,
+/// other than the (lowercase) words in `allowed`.
+#[derive(Debug)]
+pub struct RepeatedWord {
+    pub min_letters: usize,
+    pub allowed: &'static [&'static str],
+}
+
+impl Matcher for RepeatedWord {
+    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+        self.check_in(&Scans::new(view), out);
+    }
+
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        report_repeats(scans, self.min_letters, self.allowed, out);
+    }
+}
+
 /// What both rules report: a hit for every repeat that words of at least `min_chars`
 /// characters, other than the (lowercase) words in `allowed`, make, and that is a repeat
 /// of separate words (see [`Repeat::joined`]).
@@ -64,12 +83,7 @@ pub(super) struct Repeat {
 /// The fix (removing the second copy and the gap before it) is offered only where the
 /// two words and the gap are one verbatim stretch of the source: across markup
 /// (`the **the**`) or an escape, removing the source range would take the markup with it.
-pub(super) fn report_repeats(
-    scans: &Scans<'_>,
-    min_chars: usize,
-    allowed: &[&str],
-    out: &mut Vec<Hit>,
-) {
+fn report_repeats(scans: &Scans<'_>, min_chars: usize, allowed: &[&str], out: &mut Vec<Hit>) {
     let view = scans.view();
     let text = &view.text;
     out.extend(

@@ -4,7 +4,6 @@
 //! occurs inside a multi-byte UTF-8 sequence, so a byte match is always a character match
 //! on a character boundary) and step to characters only around a candidate.
 
-use super::{RuleMeta, Severity};
 use std::ops::Range;
 
 /// No-break space: what the no-break rules ask for, and already correct where it is.
@@ -37,34 +36,6 @@ pub(crate) fn is_alnum(c: char) -> bool {
         '\u{b2}' | '\u{b3}' | '\u{b9}' | '\u{bc}'..='\u{be}' => true,
         _ if (c as u32) < 0x250 => is_letter(c),
         _ => c.is_alphanumeric(),
-    }
-}
-
-/// A set of bytes as a lookup table: these rules test every byte of every view, and a
-/// table lookup beats scanning a list of letters.
-pub(crate) struct ByteSet(pub(crate) [bool; 256]);
-
-impl ByteSet {
-    pub(crate) const fn new(bytes: &[u8]) -> ByteSet {
-        let mut table = [false; 256];
-        let mut i = 0;
-        while i < bytes.len() {
-            table[bytes[i] as usize] = true;
-            i += 1;
-        }
-        ByteSet(table)
-    }
-
-    /// The bytes in either set.
-    #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
-    pub(crate) const fn union(&self, other: &ByteSet) -> ByteSet {
-        let mut table = self.0;
-        let mut i = 0;
-        while i < 256 {
-            table[i] |= other.0[i];
-            i += 1;
-        }
-        ByteSet(table)
     }
 }
 
@@ -154,52 +125,6 @@ pub(crate) fn copyable(view: &crate::copy::view::View, range: Range<usize>) -> b
     view.is_verbatim(range.clone()) && !view.text[range].contains(OBJECT)
 }
 
-pub(crate) fn strings(items: &[&str]) -> Vec<String> {
-    items.iter().map(|s| (*s).to_owned()).collect()
-}
-
-/// The module doc comment (`//!` lines at the top) of a rule's own source file: the rule
-/// documentation lives in exactly one place, where a reader of the code finds it.
-pub(crate) fn module_doc(source: &str) -> String {
-    let mut doc = String::new();
-    for line in source.lines() {
-        let Some(rest) = line.trim_start().strip_prefix("//!") else {
-            break;
-        };
-        doc.push_str(rest.strip_prefix(' ').unwrap_or(rest));
-        doc.push('\n');
-    }
-    doc.trim().to_owned()
-}
-
-/// What every built-in rule's constructor fills in; the strings are turned into a
-/// [`RuleMeta`] in one place.
-pub(crate) struct MetaSource<'a> {
-    pub id: &'a str,
-    pub severity: Severity,
-    pub languages: &'a [&'a str],
-    pub summary: &'a str,
-    pub source: &'a str,
-    pub bad: &'a [&'a str],
-    pub good: &'a [&'a str],
-    pub fixable: bool,
-}
-
-impl MetaSource<'_> {
-    pub fn build(self) -> RuleMeta {
-        RuleMeta {
-            id: self.id.to_owned(),
-            severity: self.severity,
-            languages: strings(self.languages),
-            summary: self.summary.to_owned(),
-            doc: module_doc(self.source),
-            bad: strings(self.bad),
-            good: strings(self.good),
-            fixable: self.fixable,
-        }
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod testing {
     //! What the rule tests share: run a rule on an example text, look at positions, apply
@@ -254,12 +179,6 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn module_doc_reads_leading_inner_comments_only() {
-        let src = "//! First line.\n//!\n//! Second `para`.\n\nuse x;\n//! not this\n";
-        assert_eq!(module_doc(src), "First line.\n\nSecond `para`.");
-    }
 
     #[test]
     fn lines_split_at_soft_and_hard_breaks() {

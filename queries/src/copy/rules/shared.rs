@@ -12,11 +12,9 @@
 //! nothing; the scan is what costs. The rules that need a rare byte share one pass that
 //! finds all of them: the view's [`Triggers`].
 
-use super::cs_r1_nbsp_prep::{PREPOSITIONS, for_each_standalone};
-use super::cs_r1b_nbsp_conjunction::CONJUNCTIONS;
-use super::en_r7_space_before_punctuation::for_each_space_before;
+use super::one_letter::for_each_standalone;
 use super::repeat::{Repeat, for_each_repeat};
-use super::scan::ByteSet;
+use super::space_before::for_each_space_before;
 use super::triggers::Triggers;
 use crate::copy::view::View;
 use std::cell::OnceCell;
@@ -30,17 +28,6 @@ pub struct Scans<'v> {
     spaces_before: OnceCell<Vec<(Range<usize>, char)>>,
     triggers: OnceCell<Triggers>,
 }
-
-/// Every one-letter word either no-break rule looks for: `cs-R1`'s prepositions and
-/// `cs-R1b`'s conjunctions. (On x86-64 the scans compare sixteen bytes at a time, with
-/// capitals folded onto [`ONE_LETTER_WORDS_FOLDED`]; a test holds the two equal.)
-#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
-pub(super) const ONE_LETTER_WORDS: ByteSet = PREPOSITIONS.union(&CONJUNCTIONS);
-
-/// [`ONE_LETTER_WORDS`] in small letters: a byte `| 0x20` is one of these exactly when
-/// the byte is one of those.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(super) const ONE_LETTER_WORDS_FOLDED: &[u8] = b"ksvzouai";
 
 impl<'v> Scans<'v> {
     pub fn new(view: &'v View) -> Self {
@@ -72,7 +59,7 @@ impl<'v> Scans<'v> {
         })
     }
 
-    /// `(letter, space)` for every one of [`ONE_LETTER_WORDS`] that stands alone before
+    /// `(letter, space)` for every one of the [one-letter words](super::one_letter) that stands alone before
     /// one breakable space and a word.
     pub(super) fn standalone(&self) -> &[(usize, Range<usize>)] {
         self.standalone.get_or_init(|| {

@@ -16,9 +16,10 @@
 //!
 //! [`Rule::triggers`]: super::Rule::triggers
 
-use super::cs_r1_nbsp_prep::SPACE;
-use super::en_r7_space_before_punctuation::{MARKS, SPACES};
-use super::shared::ONE_LETTER_WORDS;
+use super::one_letter::{ONE_LETTER_WORDS, SPACE};
+use super::space_before::{MARKS, SPACES};
+#[cfg(target_arch = "x86_64")]
+use crate::copy::bytescan::Simd;
 
 /// A set of triggers: bit flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,15 +61,13 @@ impl Triggers {
     /// The triggers in `text`, [`ANY`](Triggers::ANY) always among them.
     pub fn of(text: &str) -> Triggers {
         #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the processor has AVX2, all `blocks::avx2` needs.
-                return unsafe { blocks::avx2(text.as_bytes()) };
-            }
-            blocks::sse2(text.as_bytes())
+        match crate::copy::bytescan::simd() {
+            // SAFETY: `simd` found AVX2, all `blocks::avx2` needs.
+            Some(Simd::Avx2) => return unsafe { blocks::avx2(text.as_bytes()) },
+            Some(Simd::Sse2) => return blocks::sse2(text.as_bytes()),
+            None => {}
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        return Triggers::of_by_byte(text.as_bytes());
+        Triggers::of_by_byte(text.as_bytes())
     }
 
     /// [`Triggers::of_by_byte`] of a text's last two bytes, `end`.
@@ -80,7 +79,6 @@ impl Triggers {
     }
 
     /// [`Triggers::of`] a byte at a time: the definition, and the code on other machines.
-    #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
     pub(super) fn of_by_byte(bytes: &[u8]) -> Triggers {
         let mut found = Triggers::ANY;
         for (i, &b) in bytes.iter().enumerate() {
@@ -125,11 +123,10 @@ impl Triggers {
 
 #[cfg(target_arch = "x86_64")]
 mod blocks {
-    use super::super::cs_r1_nbsp_prep::SPACE_BYTES;
-    use super::super::en_r7_space_before_punctuation::{MARKS, SPACES};
-    use super::super::shared::ONE_LETTER_WORDS_FOLDED;
-    use super::super::simd::Block;
+    use super::super::one_letter::{ONE_LETTER_WORDS_FOLDED, SPACE_BYTES};
+    use super::super::space_before::{MARKS, SPACES};
     use super::Triggers;
+    use crate::copy::bytescan::x86::Block;
     use std::arch::x86_64::{__m128i, __m256i};
 
     /// [`Triggers::of`] sixteen bytes at a time (SSE2).

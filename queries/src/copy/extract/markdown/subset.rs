@@ -26,6 +26,7 @@
 
 use super::super::{Draft, OBJECT, PathHints};
 use super::{Headings, bare_urls};
+use crate::copy::bytescan::{ByteSet, NibbleSet, find_any};
 use crate::copy::view::{View, ViewRole};
 use std::ops::Range;
 
@@ -280,37 +281,19 @@ fn inline(
 const SPECIAL_BYTES: &[u8] = b"\\*_~<&$|[]`\t";
 
 /// [`SPECIAL_BYTES`] as a table.
-static SPECIAL: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    while i < SPECIAL_BYTES.len() {
-        table[SPECIAL_BYTES[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
+static SPECIAL: ByteSet = ByteSet::new(SPECIAL_BYTES);
 
 /// Where the first byte of inline syntax at or after `from` is: a table look per byte
 /// was five instructions per byte of Markdown and comparing sixteen bytes with each of
 /// the dozen (SSE2) under two; looking thirty-two up in two nibble tables (AVX2) took
 /// another 47 M instructions off the cold 10k run.
-#[cfg(target_arch = "x86_64")]
 fn next_special(b: &[u8], from: usize) -> Option<usize> {
-    use crate::copy::rules::simd::{NibbleSet, find_any};
     static SET: NibbleSet = NibbleSet::new(SPECIAL_BYTES);
     find_any(b, from, &SET)
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-fn next_special(b: &[u8], from: usize) -> Option<usize> {
-    b.get(from..)?
-        .iter()
-        .position(|&c| !is_plain(c))
-        .map(|i| from + i)
-}
-
 fn is_plain(c: u8) -> bool {
-    !SPECIAL[usize::from(c)]
+    !SPECIAL.0[usize::from(c)]
 }
 
 /// A byte of a link destination that needs no decoding and cannot end it early.

@@ -8,6 +8,8 @@
 //! (`«`, `°`, a CJK letter) is left to the character scan, which is the definition.
 
 use super::{Repeat, lower_one, same_word};
+#[cfg(target_arch = "x86_64")]
+use crate::copy::bytescan::Simd;
 
 /// A way to fill the masks: [`classify_by_byte`] and its SIMD twin.
 #[cfg(all(test, target_arch = "x86_64"))]
@@ -93,19 +95,16 @@ fn class(b: u8, next: u8, next2: u8, previous: u8) -> u8 {
 /// and `gap`; false if a character is not classified.
 fn classify(bytes: &[u8], word: &mut [u64], digit: &mut [u64], gap: &mut [u64]) -> bool {
     #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2, all `blocks::avx2` needs.
-            return unsafe { blocks::avx2(bytes, word, digit, gap) };
-        }
-        blocks::sse2(bytes, word, digit, gap)
+    match crate::copy::bytescan::simd() {
+        // SAFETY: `simd` found AVX2, all `blocks::avx2` needs.
+        Some(Simd::Avx2) => return unsafe { blocks::avx2(bytes, word, digit, gap) },
+        Some(Simd::Sse2) => return blocks::sse2(bytes, word, digit, gap),
+        None => {}
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    return classify_by_byte(bytes, word, digit, gap);
+    classify_by_byte(bytes, word, digit, gap)
 }
 
 /// [`classify`] a byte at a time: the definition, and the code on other machines.
-#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
 pub(super) fn classify_by_byte(
     bytes: &[u8],
     word: &mut [u64],
@@ -139,7 +138,7 @@ pub(super) mod blocks {
     //! [`classify`](super::classify) a block at a time: the same classes as
     //! [`class`](super::class), from comparisons of each byte and the two after it.
 
-    use super::super::super::simd::Block;
+    use crate::copy::bytescan::x86::Block;
     use std::arch::x86_64::{__m128i, __m256i};
 
     /// Sixteen bytes at a time (SSE2).
