@@ -191,16 +191,19 @@ unsafe fn places_in<B: Block>(
             last.filter(|&from| from <= at)
         };
         let base = from.unwrap_or(at);
-        // SAFETY (both arms): the caller's processor has `B`'s instructions, and
-        // `B::load` asserts its bounds.
+        // Every load below: the caller's processor has `B`'s instructions, and `B::load`
+        // asserts its bounds.
         let (previous, here, next) = match from {
             Some(from) => {
+                // SAFETY: as said above the match.
                 let here = unsafe { B::load(bytes, from) };
                 let previous = if before.is_some() {
+                    // SAFETY: as said above the match.
                     unsafe { B::load(bytes, from - 1) }
                 } else {
                     here // not read: no test for the byte before
                 };
+                // SAFETY: as said above the match.
                 (previous, here, unsafe { B::load(bytes, from + 1) })
             }
             None => {
@@ -209,10 +212,11 @@ unsafe fn places_in<B: Block>(
                 let lead = usize::from(at == 0);
                 buf.fill(0);
                 buf[lead..lead + to - from].copy_from_slice(&bytes[from..to]);
+                // SAFETY: as said above the match.
                 unsafe { (B::load(&buf, 0), B::load(&buf, 1), B::load(&buf, 2)) }
             }
         };
-        // SAFETY: as above.
+        // SAFETY: the caller's processor has `B`'s instructions.
         let mut found = unsafe {
             let mut both = passing(first, here).and(passing(second, next));
             if let Some(before) = before {
