@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Every `.rs` file under `dir`, with its non-test lines: a file's `mod tests` block (from
-/// `#[cfg(test)]` followed by `mod tests`) and files named `tests.rs` are left out.
+/// Every `.rs` file under `dir`, with its non-test lines: a file's top-level `mod tests`
+/// (after `#[cfg(test)]`) and files named `tests.rs` are left out.
 fn sources(dir: &str) -> Vec<(PathBuf, Vec<(usize, String)>)> {
     let mut files = Vec::new();
     let mut pending = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)];
@@ -27,19 +27,25 @@ fn sources(dir: &str) -> Vec<(PathBuf, Vec<(usize, String)>)> {
         .map(|path| {
             let text = fs::read_to_string(&path).unwrap();
             let lines: Vec<&str> = text.lines().collect();
-            let end = (0..lines.len())
-                .find(|&i| {
-                    lines[i].trim() == "#[cfg(test)]"
-                        && lines
-                            .get(i + 1)
-                            .is_some_and(|l| l.trim().starts_with("mod tests"))
-                })
-                .unwrap_or(lines.len());
-            let kept = lines[..end]
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (i + 1, (*l).to_owned()))
-                .collect();
+            let mut kept = Vec::new();
+            let mut i = 0;
+            while i < lines.len() {
+                let starts_tests = lines[i].trim() == "#[cfg(test)]"
+                    && lines.get(i + 1).is_some_and(|l| l.starts_with("mod tests"));
+                if starts_tests {
+                    // `mod tests;` is a file of its own (named `tests.rs`); an inline
+                    // top-level module ends at the first `}` in column one (rustfmt).
+                    i += 1;
+                    if !lines[i].ends_with(';') {
+                        while i < lines.len() && lines[i] != "}" {
+                            i += 1;
+                        }
+                    }
+                } else {
+                    kept.push((i + 1, lines[i].to_owned()));
+                }
+                i += 1;
+            }
             (path, kept)
         })
         .collect()
