@@ -45,7 +45,7 @@ const LOCK_SUMMARY_FILE: &str = "lock-summary.v1";
 const FINDINGS_DIR: &str = "findings";
 const SHARDS: usize = 256;
 
-/// A findings key as stored (see `audit::findings_key`).
+/// A findings key as stored (see `audit::pass::findings_key`).
 type Key = HashBytes;
 
 /// The stat index's body: its entries sorted by path, each `(path, stat, content hash)`,

@@ -1,0 +1,136 @@
+//! The path globs: each checked as the config is read, so that a glob that does not
+//! compile stops the run at its line, then compiled into a [`PathMatcher`] that says which
+//! files are in scope and what the ordered globs give each.
+
+use super::{Config, ConfigError};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde_saphyr::{Location, Spanned};
+use std::path::Path;
+
+impl Config {
+    /// Compiles the path globs. `include_override` (from `--paths`) replaces
+    /// `paths.include`; `paths.exclude` applies either way.
+    pub fn matcher(&self, include_override: Option<&[String]>) -> Result<PathMatcher, ConfigError> {
+        let cli_error = |glob: &str, e: globset::Error| ConfigError {
+            path: None,
+            line: None,
+            column: None,
+            message: format!("invalid glob `{glob}` in --paths: {}", e.kind()),
+        };
+        let include = match include_override {
+            Some(globs) => {
+                for glob in globs {
+                    build_glob(glob).map_err(|e| cli_error(glob, e))?;
+                }
+                globs
+            }
+            None => &self.include[..],
+        };
+        if include.is_empty() {
+            return Err(ConfigError::at(
+                &self.path,
+                None,
+                "nothing to audit: set `paths.include` or pass --paths",
+            ));
+        }
+        let set = |globs: &mut dyn Iterator<Item = &String>, field: &str| {
+            let mut builder = GlobSetBuilder::new();
+            for glob in globs {
+                let compiled = build_glob(glob).map_err(|e| {
+                    ConfigError::at(
+                        &self.path,
+                        None,
+                        format!("invalid glob `{glob}` in `{field}`: {}", e.kind()),
+                    )
+                })?;
+                builder.add(compiled);
+            }
+            builder
+                .build()
+                .map_err(|e| ConfigError::at(&self.path, None, format!("`{field}`: {}", e.kind())))
+        };
+        Ok(PathMatcher {
+            include: set(&mut include.iter(), "paths.include")?,
+            exclude: set(&mut self.exclude.iter(), "paths.exclude")?,
+            surface_profile: set(
+                &mut self.surface_profile.iter().map(|(g, _)| g),
+                "paths.surface_profile",
+            )?,
+            surface_profile_values: self
+                .surface_profile
+                .iter()
+                .map(|(_, v)| v.clone())
+                .collect(),
+            locale: set(&mut self.locale.iter().map(|(g, _)| g), "paths.locale")?,
+            locale_values: self.locale.iter().map(|(_, v)| v.clone()).collect(),
+        })
+    }
+}
+
+/// The config's globs, compiled. Paths are root-relative with `/` separators.
+#[derive(Clone, Debug)]
+pub struct PathMatcher {
+    include: GlobSet,
+    exclude: GlobSet,
+    surface_profile: GlobSet,
+    surface_profile_values: Vec<String>,
+    locale: GlobSet,
+    locale_values: Vec<String>,
+}
+
+impl PathMatcher {
+    pub fn is_included(&self, rel_path: &str) -> bool {
+        self.include.is_match(rel_path) && !self.exclude.is_match(rel_path)
+    }
+
+    /// The language `paths.locale` gives the file, from the first glob that matches.
+    pub fn locale_for(&self, rel: &str) -> Option<&str> {
+        first_match(&self.locale, rel).map(|i| self.locale_values[i].as_str())
+    }
+
+    /// The surface profile `paths.surface_profile` gives the file (first match).
+    pub fn surface_profile_for(&self, rel: &str) -> Option<&str> {
+        first_match(&self.surface_profile, rel).map(|i| self.surface_profile_values[i].as_str())
+    }
+}
+
+fn first_match(set: &GlobSet, rel: &str) -> Option<usize> {
+    set.matches(rel).into_iter().min()
+}
+
+/// `*` and `?` stay within one path component, as in the reference's glob library; `**`
+/// crosses components. A leading `./` is dropped: paths are matched without it.
+fn build_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
+    let glob = glob.strip_prefix("./").unwrap_or(glob);
+    GlobBuilder::new(glob)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+}
+
+/// Refuses a glob that does not compile, naming the field and the glob's position.
+pub(super) fn check_glob(
+    path: &Path,
+    field: &str,
+    glob: &str,
+    at: Location,
+) -> Result<(), ConfigError> {
+    build_glob(glob).map(drop).map_err(|e| {
+        ConfigError::at(
+            path,
+            Some(at),
+            format!("invalid glob `{glob}` in `{field}`: {}", e.kind()),
+        )
+    })
+}
+
+/// Checks each glob of a list (see [`check_glob`]) and keeps their text.
+pub(super) fn globs(
+    path: &Path,
+    field: &str,
+    list: Vec<Spanned<String>>,
+) -> Result<Vec<String>, ConfigError> {
+    list.into_iter()
+        .map(|g| check_glob(path, field, &g.value, g.referenced).map(|()| g.value))
+        .collect()
+}

@@ -1,0 +1,203 @@
+//! The audit run: files in scope → (caches) → engine → report, `--fix`,
+//! `--list-unsegmented`, `--require-reviewed` and `--self-test`.
+
+mod audited;
+mod list;
+mod pass;
+mod scan;
+mod self_test;
+mod setup;
+
+pub use audited::Audit;
+#[cfg(test)]
+pub use audited::Audited;
+pub use pass::audit;
+pub use self_test::self_test;
+pub(super) use setup::engine_setup;
+pub use setup::rule_table;
+
+use super::cache::{Caches, Stat};
+use super::cli::{AuditArgs, OutputFormat};
+use super::lockview::LockView;
+use super::report::{self, AuditReport, ReviewStatus};
+use super::workspace::Workspace;
+use super::{Failure, Outcome, fix};
+use crate::config::PathMatcher;
+use crate::progress::Progress;
+use list::list_unsegmented;
+use lockgraph_queries::copy::engine::EntryState;
+
+pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Outcome, Failure> {
+    if let Some(glob) = &args.refresh_cache {
+        super::lockfile_cmd::invalidate(ws, glob)?;
+    }
+    if args.review_cache {
+        return super::review::run(ws);
+    }
+    let matcher = ws
+        .config
+        .matcher(args.paths.as_deref())
+        .map_err(|e| Failure::new(e.to_string()))?;
+    if args.offline {
+        super::offline::segment(ws, &matcher)?;
+    }
+    for warning in &ws.config.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if args.watch {
+        return super::watch::run(ws, matcher).map(|()| Outcome::Clean);
+    }
+    let Inputs {
+        files,
+        caches,
+        lock,
+    } = open_inputs(ws, args, &matcher)?;
+    if args.list_unsegmented {
+        return list_unsegmented(ws, &lock, &files, format, caches);
+    }
+    let progress = Progress::new(files.len(), "auditing", args.quiet);
+    let (audit, learnt) = audit(ws, &lock, files, caches, &progress)?;
+    drop(progress);
+    if args.verbose {
+        print_verbose(ws, &audit)?;
+    }
+    let review = match args.require_reviewed {
+        true => Some(review_status(&lock, &audit)?),
+        false => None,
+    };
+    let root = ws.root.to_string_lossy();
+    // The caches are written while the report is printed.
+    let ((), summary) = rayon::join(
+        || learnt.save(&audit, lock.parsed_summary()),
+        || {
+            let count = crate::timings::phase("count findings");
+            let summary = AuditReport::new(&audit, review, &root);
+            drop(count);
+            let _print = crate::timings::phase("print");
+            report::print_audit(ws, &summary, &audit, format);
+            summary
+        },
+    );
+    let outcome = outcome(&summary);
+    // The process exits next. Freeing every file's report one by one took 8% of a warm
+    // run on 100k files (docs/performance.md, "What a run does with its memory"); the OS
+    // takes the pages back at once.
+    std::mem::forget(summary);
+    std::mem::forget(audit);
+    std::mem::forget(lock);
+    Ok(outcome)
+}
+
+/// What an audit starts from.
+struct Inputs<'a> {
+    /// The files in scope, in path order, with the stats the walk took (if it took them).
+    files: Vec<(String, Option<Stat>)>,
+    caches: Option<Caches>,
+    lock: LockView<'a>,
+}
+
+/// Walks the root and opens the caches and the lockfile, applying `--fix` on the way. The
+/// walk waits on the file system while the caches and the lockfile are decoded on the
+/// CPU: side by side. `--fix` may re-anchor the lockfile, so then it is opened after the
+/// fixes.
+fn open_inputs<'a>(
+    ws: &'a Workspace,
+    args: &AuditArgs,
+    matcher: &PathMatcher,
+) -> Result<Inputs<'a>, Failure> {
+    let walk = crate::timings::phase("walk and stat, open caches");
+    // Stats are taken in the walk only to be compared with the stat index's.
+    let stat_walk = !args.no_cache && Caches::has_stat_index(&ws.root);
+    if !stat_walk {
+        // Every file will be read and audited: a cold run.
+        crate::memory::small_pages();
+    }
+    let (files, (mut caches, lock)) = rayon::join(
+        || {
+            let _walk = crate::timings::phase("  walk and stat");
+            ws.scope(matcher, stat_walk)
+        },
+        || {
+            let open = crate::timings::phase("  open caches");
+            let mut caches = (!args.no_cache).then(|| Caches::open(&ws.root));
+            drop(open);
+            let lock = (!args.fix).then(|| LockView::open(ws, caches.as_mut()));
+            (caches, lock)
+        },
+    );
+    let mut files = files?;
+    drop(walk);
+    let lock = match lock {
+        Some(lock) => lock?,
+        None => {
+            fix::run(ws, &files, args.fix_unsegmented, args.quiet)?;
+            // The fixes changed files: the stats the walk took no longer describe them
+            // (the stat index and the lockfile summary notice by their own stats).
+            files = ws.scope(matcher, stat_walk)?;
+            LockView::open(ws, caches.as_mut())?
+        }
+    };
+    Ok(Inputs {
+        files,
+        caches,
+        lock,
+    })
+}
+
+/// `--verbose`: each file's entry state and number of findings on stderr, then a warning
+/// for each span the audit ignored.
+fn print_verbose(ws: &Workspace, audit: &Audit) -> Result<(), Failure> {
+    for f in audit.files() {
+        eprintln!(
+            "{}: entry {:?}, {} findings",
+            f.path,
+            f.report.state,
+            f.report.findings.len()
+        );
+    }
+    // Spans the audit ignored because they cover nothing: what `lockfile check` says.
+    let parsed = ws.read_lockfile()?;
+    for f in audit.files() {
+        if let Some(entry) = parsed.files.get(&f.path) {
+            for p in super::lockfile_cmd::entry_problems(ws, &f.path, entry) {
+                if p.kind == "coversNothing" {
+                    eprintln!("warning: {}: {}", p.path, p.message);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The exit status: a run fails on an error finding, a file that could not be audited, or
+/// a failed `--require-reviewed` gate.
+fn outcome(summary: &AuditReport) -> Outcome {
+    let gate_failed = summary
+        .problems
+        .review_status
+        .as_ref()
+        .is_some_and(|r| !r.is_clean());
+    if summary.totals.error_findings > 0 || summary.file_errors() > 0 || gate_failed {
+        Outcome::Failed
+    } else {
+        Outcome::Clean
+    }
+}
+
+/// `--require-reviewed`: the files whose entry is missing, stale, or not yet reviewed.
+fn review_status(lock: &LockView, audit: &Audit) -> Result<ReviewStatus, Failure> {
+    let mut status = ReviewStatus::default();
+    let infos = lock.infos(audit.files().map(|f| f.path.as_str()))?;
+    for (f, info) in audit.files().zip(infos) {
+        match f.report.state {
+            EntryState::Missing => status.unsegmented.push(f.path.clone()),
+            EntryState::Stale => status.stale.push(f.path.clone()),
+            EntryState::Fresh | EntryState::PromptOutdated => {
+                if info.is_some_and(|i| !i.reviewed) {
+                    status.unreviewed.push(f.path.clone());
+                }
+            }
+        }
+    }
+    Ok(status)
+}

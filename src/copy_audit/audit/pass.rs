@@ -1,0 +1,429 @@
+//! The audit pass: every file in scope, in chunks of [`CHUNK`] on every core, takes its
+//! report from the findings cache where the cache holds its key and from the engine
+//! otherwise; then, on one thread, the merge puts the chunks back in path order and
+//! records what the caches learnt.
+
+use super::super::Failure;
+use super::super::cache::{Caches, ENGINE_VERSION, LockInfo, ReportRef, Stat, Taken};
+use super::super::lockview::LockView;
+use super::super::workspace::Workspace;
+use super::audited::{Audit, Audited, CHUNK};
+use super::scan::{Scanned, scan_one};
+use super::setup::engine_setup;
+use crate::config::PathMatcher;
+use crate::progress::Progress;
+use lockgraph_queries::copy::engine::{self, EntryState, FileReport, Setup, Source};
+use lockgraph_queries::copy::extract::Format;
+use lockgraph_queries::hash::ContentHash;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use sha2::{Digest, Sha256};
+
+/// The key of a file's findings in the cache: everything they depend on.
+fn findings_key(
+    path: &str,
+    hash: &ContentHash,
+    state: EntryState,
+    info: Option<&LockInfo>,
+    locale: Option<&str>,
+    settings: &ContentHash,
+) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(ENGINE_VERSION.as_bytes());
+    h.update(settings.0);
+    h.update(Format::from_path(path).as_str().as_bytes());
+    h.update(hash.0);
+    match info {
+        Some(info) if state.has_usable_spans() => {
+            h.update(b"spans");
+            h.update(info.spans.0);
+        }
+        // Provisional spans: the bytes, the settings and the file's locale make them.
+        _ => {
+            h.update(b"provisional");
+            h.update(locale.unwrap_or_default().as_bytes());
+        }
+    }
+    h.finalize().into()
+}
+
+/// What the merge needs to know of a file besides its report.
+struct Side {
+    key: [u8; 32],
+    origin: Origin,
+    /// The file was read for its hash (so the stat index learns it).
+    read: bool,
+}
+
+/// A chunk's audited files, and what the caches learn of each.
+type Chunk = (Vec<Audited>, Vec<Side>);
+
+/// Where a file's report came from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Engine,
+    Cache,
+    /// The cached report of another file with the same key (identical content and
+    /// spans), which took it out of the cache this run: copied from it after the pass.
+    IdenticalFile,
+}
+
+/// Audits every file in `files` (paths with the stats the walk took, if it took them), from
+/// the caches where they vouch for the inputs.
+pub fn audit(
+    ws: &Workspace,
+    lock: &LockView,
+    mut files: Vec<(String, Option<Stat>)>,
+    mut caches: Option<Caches>,
+    progress: &Progress,
+) -> Result<(Audit, Learnt), Failure> {
+    let pass = Pass::new(ws, lock)?;
+    let (known, infos) = join_caches(lock, &files, caches.as_mut())?;
+    // Between the stat index vouching for hashes and the files being read: where an edit
+    // during a run is tested (`tests/stale_caches.rs`).
+    crate::testhook::pause();
+    let shared = caches.as_ref();
+    let scan = crate::timings::phase("stat, read, audit");
+    let chunks: Vec<(usize, Chunk)> = files
+        .chunks_mut(CHUNK)
+        .zip(known.chunks(CHUNK))
+        .zip(infos.chunks(CHUNK))
+        .enumerate()
+        .par_bridge()
+        .map(|(i, ((chunk, known), infos))| {
+            Ok((i, pass.audit_chunk(chunk, known, infos, shared, progress)?))
+        })
+        .collect::<Result<_, Failure>>()?;
+    drop(scan);
+    crate::timings::count("files read", || {
+        let sides = chunks.iter().flat_map(|(_, (_, sides))| sides);
+        sides.filter(|s| s.read).count()
+    });
+    let merge = crate::timings::phase("merge");
+    let (mut audit, sides) = in_path_order(chunks);
+    if let Some(c) = caches.as_mut() {
+        let copies = teach(c, &audit, &sides, &files);
+        copy_identical_reports(&mut audit, &sides, copies);
+    }
+    drop(merge);
+    Ok((audit, Learnt { caches, sides }))
+}
+
+/// A file's hash as the stat index vouches for it (for the stat the walk took), if it does.
+type Known = Option<ContentHash>;
+
+/// The stat index's hash (if it vouches for the file's stat) and the lockfile's summary of
+/// every file, in path order: two passes over sorted lists, each on a core.
+fn join_caches(
+    lock: &LockView,
+    files: &[(String, Option<Stat>)],
+    caches: Option<&mut Caches>,
+) -> Result<(Vec<Known>, Vec<Option<LockInfo>>), Failure> {
+    let _join = crate::timings::phase("join the stat index and lockfile summary");
+    let (known, infos) = rayon::join(
+        || match caches {
+            Some(c) => c.known_hashes(files),
+            None => vec![None; files.len()],
+        },
+        || lock.infos(files.iter().map(|(p, _)| p.as_str())),
+    );
+    Ok((known, infos?))
+}
+
+/// What every worker reads while it audits its files: set up once for the pass.
+struct Pass<'a, 'w> {
+    ws: &'a Workspace,
+    lock: &'a LockView<'w>,
+    setup: Setup,
+    /// `paths.locale`, for the provisional spans of files without a fresh entry.
+    locales: PathMatcher,
+    /// The settings that decide every file's findings, hashed into each findings key.
+    settings_key: ContentHash,
+}
+
+impl<'a, 'w> Pass<'a, 'w> {
+    /// The engine's setup, the locale globs and the settings key, made once for every
+    /// worker to share.
+    fn new(ws: &'a Workspace, lock: &'a LockView<'w>) -> Result<Self, Failure> {
+        let setup = engine_setup(ws, lock.prompt_outdated())?;
+        let locales = ws
+            .config
+            .matcher(None)
+            .map_err(|e| Failure::new(e.to_string()))?;
+        let settings_key = ContentHash::of(
+            format!(
+                "{}|{}|{}|{}",
+                setup.rules.fingerprint,
+                setup.default_language,
+                setup.unknown_language_default,
+                setup.ignore_marker
+            )
+            .as_bytes(),
+        );
+        Ok(Pass {
+            ws,
+            lock,
+            setup,
+            locales,
+            settings_key,
+        })
+    }
+
+    /// One worker's chunk, in path order. Each path is moved into its report (a copy of
+    /// each was a tenth of a warm run's merge); the stats stay for the stat index.
+    fn audit_chunk(
+        &self,
+        chunk: &mut [(String, Option<Stat>)],
+        known: &[Known],
+        infos: &[Option<LockInfo>],
+        caches: Option<&Caches>,
+        progress: &Progress,
+    ) -> Result<Chunk, Failure> {
+        let mut done = Vec::with_capacity(chunk.len());
+        let mut sides = Vec::with_capacity(chunk.len());
+        let each = chunk.iter_mut().zip(known).zip(infos.iter());
+        for (((path, stat), known), info) in each {
+            progress.inc();
+            let path = std::mem::take(path);
+            let (audited, side) = self.audit_file(path, stat, *known, info.as_ref(), caches)?;
+            sides.push(side);
+            done.push(audited);
+        }
+        Ok((done, sides))
+    }
+
+    /// One file: its hash, its findings key, and its report, taken from the cache when
+    /// the key is there and made by the engine otherwise.
+    fn audit_file(
+        &self,
+        path: String,
+        stat: &mut Option<Stat>,
+        known: Known,
+        info: Option<&LockInfo>,
+        caches: Option<&Caches>,
+    ) -> Result<(Audited, Side), Failure> {
+        let mut scanned = scan_one(self.ws, &path, *stat, known)?;
+        // For the stat index: the walk's, or the one taken as the file was read.
+        *stat = Some(scanned.stat);
+        let state = self.lock.state(info, scanned.hash);
+        let locale = self.locales.locale_for(&path);
+        let mut key = self.key(&path, &scanned.hash, state, info, locale);
+        // Taken out of the cache here, on the workers, not cloned.
+        let taken = caches.map_or(Taken::Missing, |c| c.take_findings(&key));
+        if info.is_some() && !matches!(taken, Taken::Missing) {
+            self.lock.release_entry(&path);
+        }
+        let (report, origin) = match taken {
+            Taken::Report(r) => (
+                FileReport {
+                    state,
+                    findings: r.findings,
+                    error: r.error,
+                },
+                Origin::Cache,
+            ),
+            Taken::ByIdenticalFile => (
+                FileReport {
+                    state,
+                    findings: Vec::new(),
+                    error: None,
+                },
+                Origin::IdenticalFile,
+            ),
+            Taken::Missing => {
+                let uncached = Uncached {
+                    path: &path,
+                    info,
+                    locale,
+                    state,
+                    key,
+                };
+                let (report, stored_under) = self.engine_report(uncached, &mut scanned)?;
+                key = stored_under;
+                (report, Origin::Engine)
+            }
+        };
+        let side = Side {
+            key,
+            origin,
+            read: scanned.read,
+        };
+        let audited = Audited {
+            path,
+            hash: scanned.hash,
+            report,
+        };
+        Ok((audited, side))
+    }
+
+    /// [`findings_key`] under this pass's settings.
+    fn key(
+        &self,
+        path: &str,
+        hash: &ContentHash,
+        state: EntryState,
+        info: Option<&LockInfo>,
+        locale: Option<&str>,
+    ) -> [u8; 32] {
+        findings_key(path, hash, state, info, locale, &self.settings_key)
+    }
+
+    /// The report of a file the cache had none for, from the engine, and the key it is to
+    /// be stored under (the one the file was looked up by, unless its bytes changed
+    /// meanwhile).
+    fn engine_report(
+        &self,
+        file: Uncached,
+        scanned: &mut Scanned,
+    ) -> Result<(FileReport, [u8; 32]), Failure> {
+        let Uncached {
+            path,
+            info,
+            locale,
+            mut state,
+            mut key,
+        } = file;
+        let source = match scanned.source.take() {
+            Some(s) => s,
+            None => Source::new(
+                crate::fsutil::read_regular(&self.ws.root.join(path))
+                    .map_err(|e| Failure::new(format!("{path}: {e}")))?,
+            ),
+        };
+        // The stat index vouched for a hash, and the file was only read now: if it
+        // changed in between (an edit during the run), the report is of these bytes, so
+        // it is keyed and stated by them — stored under the old key it would be served
+        // for the old bytes later — and the stat index learns nothing of the file.
+        let hash = source.hash();
+        if hash != scanned.hash {
+            scanned.hash = hash;
+            scanned.read = false;
+            state = self.lock.state(info, hash);
+            key = self.key(path, &hash, state, info, locale);
+        }
+        // A stale entry's spans describe other bytes and are never used: its file needs
+        // no entry (and an edited file, no lockfile read).
+        let entry = match state.has_usable_spans() {
+            true => self.lock.take_entry(path, info)?,
+            false => None,
+        };
+        let format = Format::from_path(path);
+        let mut report = engine::report_once(&self.setup, format, &source, entry.as_ref(), locale);
+        report.state = state;
+        Ok((report, key))
+    }
+}
+
+/// A file the findings cache had no report for, as it was looked up.
+struct Uncached<'f> {
+    path: &'f str,
+    info: Option<&'f LockInfo>,
+    locale: Option<&'f str>,
+    state: EntryState,
+    key: [u8; 32],
+}
+
+/// The workers' chunks back in path order (they finish in any order), and what the caches
+/// learn of each file, in the same order.
+fn in_path_order(mut chunks: Vec<(usize, Chunk)>) -> (Audit, Vec<Vec<Side>>) {
+    chunks.sort_unstable_by_key(|(i, _)| *i);
+    let (chunks, sides): (Vec<_>, Vec<_>) = chunks.into_iter().map(|(_, c)| c).unzip();
+    (Audit { chunks }, sides)
+}
+
+/// Records in the caches what the pass learnt: the stats of the files it read, and the
+/// keys of the reports the engine made. Returns the files whose report is to be copied
+/// from an identical file's.
+fn teach(
+    c: &mut Caches,
+    audit: &Audit,
+    sides: &[Vec<Side>],
+    files: &[(String, Option<Stat>)],
+) -> Vec<usize> {
+    // Sized once: a cold run records every file, and growing the sets and lists by
+    // doubling rehashed and copied them on the one thread the merge runs on.
+    let (reads, fresh) = sides.iter().flatten().fold((0, 0), |(r, f), side| {
+        (
+            r + usize::from(side.read),
+            f + usize::from(side.origin == Origin::Engine),
+        )
+    });
+    c.reserve(reads, fresh);
+    let mut copies = Vec::new();
+    let each = audit.files().zip(sides.iter().flatten()).zip(files);
+    for (i, ((a, side), (_, stat))) in each.enumerate() {
+        if let (true, Some(stat)) = (side.read, stat) {
+            c.record_stat(&a.path, *stat, a.hash);
+        }
+        match side.origin {
+            Origin::Engine => c.store_findings(side.key),
+            Origin::Cache => {}
+            Origin::IdenticalFile => copies.push(i),
+        }
+    }
+    copies
+}
+
+/// Files with equal keys (identical content and spans) share one cached report: the one
+/// that took it out of the cache is its owner, the others (`copies`) copy from it.
+fn copy_identical_reports(audit: &mut Audit, sides: &[Vec<Side>], copies: Vec<usize>) {
+    if copies.is_empty() {
+        return;
+    }
+    let key = |i: usize| &sides[i / CHUNK][i % CHUNK].key;
+    let wanted: FxHashSet<&[u8; 32]> = copies.iter().map(|&i| key(i)).collect();
+    let owner: FxHashMap<&[u8; 32], usize> = sides
+        .iter()
+        .flatten()
+        .enumerate()
+        .filter(|(_, s)| s.origin == Origin::Cache && wanted.contains(&s.key))
+        .map(|(i, s)| (&s.key, i))
+        .collect();
+    for i in copies {
+        let first = &audit.get_mut(owner[key(i)]).report;
+        let (findings, error) = (first.findings.clone(), first.error.clone());
+        let copy = &mut audit.get_mut(i).report;
+        copy.findings = findings;
+        copy.error = error;
+    }
+}
+
+/// What an audit taught the caches, to save while its report is printed.
+pub struct Learnt {
+    caches: Option<Caches>,
+    sides: Vec<Vec<Side>>,
+}
+
+impl Learnt {
+    /// Saves the caches, if the run learnt anything: `audit` is the audit that taught
+    /// them, `summary` the lockfile summary the run made (if it parsed the lockfile).
+    pub fn save(self, audit: &Audit, summary: Option<&[(String, LockInfo)]>) {
+        let Learnt { caches, sides } = self;
+        if let Some(c) = caches.filter(Caches::needs_save) {
+            let _save = crate::timings::phase("save caches");
+            // A rewritten shard gets the reports this run took out of it back (so
+            // only those shards' files are indexed).
+            let rewritten = c.rewritten_shards();
+            let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();
+            let mut by_key: FxHashMap<[u8; 32], &Audited> =
+                FxHashMap::with_capacity_and_hasher(indexed, Default::default());
+            by_key.extend(
+                sides
+                    .iter()
+                    .flatten()
+                    .zip(audit.files())
+                    .filter(|(side, _)| rewritten(&side.key))
+                    .map(|(side, a)| (side.key, a)),
+            );
+            c.save(
+                |key| {
+                    by_key.get(key).map(|a| ReportRef {
+                        findings: &a.report.findings,
+                        error: &a.report.error,
+                    })
+                },
+                summary,
+            );
+        }
+    }
+}

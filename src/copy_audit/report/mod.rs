@@ -1,0 +1,30 @@
+//! Rendering results: the JSON contract, human output with source lines and carets, and
+//! GitHub workflow commands.
+
+mod github;
+mod human;
+mod json;
+mod stream;
+mod unsegmented;
+
+pub use json::{AuditReport, ReviewStatus};
+pub use stream::print_json;
+pub use unsegmented::{Unsegmented, UnsegmentedReport, print_unsegmented};
+
+use super::audit::Audit;
+use super::cli::OutputFormat;
+use super::workspace::Workspace;
+use github::print_github;
+use human::print_human;
+use stream::print_audit_json;
+
+pub fn print_audit(ws: &Workspace, summary: &AuditReport, audit: &Audit, format: OutputFormat) {
+    match format {
+        OutputFormat::Json => {
+            print_audit_json(summary, audit).unwrap_or_else(|e| crate::output::failed(&e))
+        }
+        OutputFormat::Github => print_github(summary),
+        OutputFormat::Sarif => super::sarif::print(ws, summary, audit),
+        OutputFormat::Human => print_human(ws, summary, audit),
+    }
+}

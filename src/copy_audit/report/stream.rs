@@ -1,0 +1,274 @@
+//! JSON written to standard output as it is rendered rather than built first: any report
+//! through [`print_json`], and the audit's report with its findings rendered on every core.
+
+use super::super::audit::Audit;
+use super::json::{AuditReport, JsonFinding, segmentation};
+use lockgraph_queries::copy::engine::Finding;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::io::Write;
+
+/// Streams `value` as pretty JSON: a report of a large tree can be hundreds of megabytes,
+/// which should never exist in memory as one string.
+pub fn print_json<T: Serialize>(value: &T) {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush())
+        .unwrap_or_else(|e| crate::output::failed(&e));
+}
+
+/// The JSON report, byte for byte what [`print_json`] makes of an [`AuditReport`], with
+/// the findings rendered on every core: printing a large report was a sixth of a warm
+/// run, and most of a run with many findings. Rendered a window of findings at a time
+/// (however they fall into files), so the text is never held whole.
+pub(super) fn print_audit_json(summary: &AuditReport, audit: &Audit) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // Findings per window of rendering: a window's text is held until it is written.
+    write_audit_json(&mut out, summary, audit, 16 * 1024)?;
+    out.flush()
+}
+
+fn write_audit_json(
+    out: &mut impl Write,
+    summary: &AuditReport,
+    audit: &Audit,
+    window_len: usize,
+) -> std::io::Result<()> {
+    let head = serde_json::to_vec_pretty(&summary.totals)?;
+    // `{ … }` without its closing line, then the findings array at depth one.
+    out.write_all(head.strip_suffix(b"\n}").expect("a pretty object"))?;
+    out.write_all(b",\n  \"findings\": [")?;
+    let mut first = true;
+    let mut window: Vec<(&str, &'static str, &Finding)> = Vec::with_capacity(window_len);
+    let mut flush = |window: &mut Vec<(&str, &'static str, &Finding)>| -> std::io::Result<()> {
+        let rendered: Vec<Vec<u8>> = window
+            .par_chunks(512)
+            .map(|part| {
+                let mut buf = Vec::new();
+                for (path, segmentation, f) in part {
+                    buf.extend_from_slice(b",\n    ");
+                    let mut ser = serde_json::Serializer::with_formatter(&mut buf, Indented::at(2));
+                    JsonFinding::new(summary.findings.root, path, segmentation, f)
+                        .serialize(&mut ser)
+                        .expect("findings serialise");
+                }
+                buf
+            })
+            .collect();
+        window.clear();
+        for buf in &rendered {
+            // The first element of the array has no comma before it.
+            out.write_all(if first { &buf[1..] } else { buf })?;
+            first = false;
+        }
+        Ok(())
+    };
+    for a in audit.files() {
+        let segmentation = segmentation(a.report.state);
+        for f in &a.report.findings {
+            window.push((&a.path, segmentation, f));
+            if window.len() == window_len {
+                flush(&mut window)?;
+            }
+        }
+    }
+    flush(&mut window)?;
+    out.write_all(if first { b"]" } else { b"\n  ]" })?;
+    let tail = serde_json::to_vec_pretty(&summary.problems)?;
+    // `{}` or `{ … }`: its keys follow the findings.
+    match tail.strip_prefix(b"{") {
+        Some(b"}") => out.write_all(b"\n}")?,
+        Some(rest) => {
+            out.write_all(b",")?;
+            out.write_all(rest)?;
+        }
+        None => unreachable!("a pretty object"),
+    }
+    writeln!(out)
+}
+
+/// serde_json's pretty formatter (two-space indent) starting at a given depth: what a
+/// value nested that deep in a pretty document looks like.
+struct Indented {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Indented {
+    fn at(depth: usize) -> Self {
+        Indented {
+            depth,
+            has_value: false,
+        }
+    }
+
+    fn newline<W: ?Sized + Write>(&self, w: &mut W, comma: bool) -> std::io::Result<()> {
+        w.write_all(if comma { b",\n" } else { b"\n" })?;
+        for _ in 0..self.depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+}
+
+impl Indented {
+    fn open<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.newline(w, false)?;
+        }
+        w.write_all(bracket)
+    }
+}
+
+impl serde_json::ser::Formatter for Indented {
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::json::ReviewStatus;
+    use super::*;
+    use crate::copy_audit::audit::Audited;
+    use lockgraph_queries::copy::engine::{EntryState, FileError, FileReport, SourceFix};
+    use lockgraph_queries::copy::rules::Severity;
+    use lockgraph_queries::hash::ContentHash;
+    use lockgraph_queries::text::LineCol;
+
+    fn finding(rule: &str, line: u32, fix: bool) -> Finding {
+        Finding {
+            rule_id: rule.into(),
+            severity: if fix { Severity::Error } else { Severity::Info },
+            line,
+            column: 3,
+            end: LineCol { line, column: 6 },
+            offset: 10,
+            snippet: "v domě \"uvozovky\" a\ttab".into(),
+            message: "zpráva – s „uvozovkami“".into(),
+            fix: fix.then(|| SourceFix {
+                range: 10..12,
+                replacement: "\u{a0}".into(),
+                start: LineCol { line, column: 3 },
+                end: LineCol { line, column: 5 },
+                length: 2,
+            }),
+        }
+    }
+
+    fn file(path: &str, findings: Vec<Finding>, error: bool) -> Audited {
+        Audited {
+            path: path.into(),
+            hash: ContentHash::of(path.as_bytes()),
+            report: FileReport {
+                state: EntryState::Fresh,
+                findings,
+                error: error.then(|| FileError {
+                    line_col: Some(LineCol { line: 2, column: 1 }),
+                    message: "invalid JSON".into(),
+                }),
+            },
+        }
+    }
+
+    /// The report rendered on every core is byte for byte the report serde writes.
+    #[test]
+    fn the_parallel_json_report_is_the_serde_report() {
+        let many: Vec<Audited> = (0..300)
+            .map(|i| {
+                let findings = (0..i % 4)
+                    .map(|j| finding("cs-R1-nbsp-prep", j, j % 2 == 0))
+                    .collect();
+                file(&format!("content/{i:03}.md"), findings, false)
+            })
+            .collect();
+        let cases = [
+            (Vec::new(), None),
+            (vec![file("a.md", Vec::new(), false)], None),
+            (
+                vec![file("a.md", vec![finding("en-R6", 1, true)], false)],
+                None,
+            ),
+            (
+                vec![
+                    file("a.json", Vec::new(), true),
+                    file("b.md", vec![], false),
+                ],
+                None,
+            ),
+            (
+                vec![file("a.md", vec![finding("x", 1, false)], true)],
+                Some(ReviewStatus {
+                    unreviewed: vec!["a.md".into()],
+                    unsegmented: Vec::new(),
+                    stale: vec!["b.md".into()],
+                }),
+            ),
+            (many, Some(ReviewStatus::default())),
+        ];
+        for (files, review) in cases {
+            let audit = Audit::from_files(files);
+            let summary = AuditReport::new(&audit, review, "/work/root");
+            let mut expected = serde_json::to_vec_pretty(&summary).unwrap();
+            expected.push(b'\n');
+            let expected = String::from_utf8(expected).unwrap();
+            // Windows of one finding, of a few, and of all of them.
+            for window in [1, 7, 1 << 14] {
+                let mut got = Vec::new();
+                write_audit_json(&mut got, &summary, &audit, window).unwrap();
+                assert_eq!(String::from_utf8(got).unwrap(), expected, "window {window}");
+            }
+        }
+    }
+}
