@@ -79,25 +79,6 @@ pub fn read_regular_to_string(path: &Path) -> io::Result<String> {
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
 }
 
-/// Whether the relative path `rel` names something inside the directory it is relative to,
-/// by its text alone: not absolute, and no `..` climbing above where it starts. (A symlink
-/// on the way is the walk's business; this is for paths written in configs and sidecars.)
-pub fn stays_inside(rel: &str) -> bool {
-    let mut depth = 0usize;
-    for c in Path::new(rel).components() {
-        match c {
-            Component::Normal(_) => depth += 1,
-            Component::CurDir => {}
-            Component::ParentDir => match depth.checked_sub(1) {
-                Some(d) => depth = d,
-                None => return false,
-            },
-            Component::RootDir | Component::Prefix(_) => return false,
-        }
-    }
-    true
-}
-
 /// Writes `bytes` to `path` unless the file already holds exactly those bytes. Returns
 /// whether it wrote. The new content goes to a temporary file in the same directory, is
 /// synced, then renamed over the target, so a crash leaves either the old or the new file,
@@ -378,16 +359,6 @@ mod tests {
         assert!(remove_if_leftover(&gone));
         assert!(ours.exists() && !gone.exists());
         assert!(!is_temp("a.md") && !is_temp(".hidden.md"));
-    }
-
-    #[test]
-    fn paths_stay_inside_by_their_text() {
-        for inside in ["a", "a/b", "./a", "a/../b", "a/b/../../c", "."] {
-            assert!(stays_inside(inside), "{inside}");
-        }
-        for outside in ["..", "../a", "a/../../b", "/etc/passwd", "a/../.."] {
-            assert!(!stays_inside(outside), "{outside}");
-        }
     }
 
     #[test]

@@ -7,5 +7,6 @@
 pub mod copy;
 pub mod db;
 pub mod hash;
+pub mod relpath;
 pub mod soil;
 pub mod text;

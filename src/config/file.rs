@@ -1,8 +1,13 @@
-//! Finding the config file and reading it: the only part of the config that touches the
-//! file system, besides the Layer 2 existence checks.
+//! Finding the config file and reading it: the part of the config that touches the file
+//! system.
 
-use super::{CONFIG_FILE_NAME, Config, ConfigError, parse};
+use super::{CONFIG_FILE_NAME, Config, ConfigError};
 use std::path::{Path, PathBuf};
+
+/// Checks the config text read from `path`, with Layer 2 files looked up on disk.
+pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+    lockgraph_queries::copy::config::parse(text, path, &|file| file.exists())
+}
 
 /// Reads and checks a config file. The language may still be missing: see
 /// [`Config::with_language_override`].

@@ -313,7 +313,7 @@ fn read_external(file: &Path) -> Option<Vec<u8>> {
 /// `rel` under the root, unless it leads outside it (then it is not read, and said so:
 /// a sidecar must not make soil-lock read `/etc/passwd`).
 fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
-    if crate::fsutil::stays_inside(rel) {
+    if lockgraph_queries::relpath::stays_inside(rel) {
         Some(root.join(rel))
     } else {
         eprintln!("warning: {rel}: outside the root; an oracle's file is not read there");

@@ -2,6 +2,7 @@
 //! that joins them.
 
 pub(crate) mod bytescan;
+pub mod config;
 pub mod engine;
 pub mod extract;
 pub mod fix;

@@ -16,7 +16,13 @@ use serde_saphyr::{Location, Spanned};
 use std::path::{Path, PathBuf};
 
 /// Checks the config text; `path` is where it came from, for messages and for the root.
-pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+/// `exists` answers whether a file the Layer 2 settings name exists (the shell asks the
+/// file system; a missing one is a warning).
+pub fn parse(
+    text: &str,
+    path: &Path,
+    exists: &dyn Fn(&Path) -> bool,
+) -> Result<Config, ConfigError> {
     let options = serde_saphyr::options! { with_snippet: false };
     let raw: Raw =
         serde_saphyr::from_str_with_options(text, options).map_err(|e| yaml_error(path, &e))?;
@@ -49,6 +55,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
     let layer2 = layer2(
         path,
         &root,
+        exists,
         layer2_rules,
         raw.voice_doctrine,
         raw.output,
@@ -272,7 +279,7 @@ fn segment(path: &Path, raw: RawSegment) -> Result<SegmentSettings, ConfigError>
                 "`segment.cache_path` is empty".to_owned(),
             ));
         }
-        Some(p) if !crate::fsutil::stays_inside(&p.value) => {
+        Some(p) if !crate::relpath::stays_inside(&p.value) => {
             return Err(fail(
                 path,
                 p.referenced,

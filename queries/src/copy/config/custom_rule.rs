@@ -4,7 +4,7 @@
 
 use super::raw::RawCustomRule;
 use super::{ConfigError, CustomRuleConfig, SEVERITIES, is_code};
-use lockgraph_queries::copy::lockfile::Kind;
+use crate::copy::lockfile::Kind;
 use serde_saphyr::Spanned;
 use std::path::Path;
 
@@ -118,4 +118,16 @@ fn custom_rule(raw: RawCustomRule) -> Result<CustomRuleConfig, String> {
         kinds: raw.kinds.unwrap_or_default(),
         replacement: raw.replacement,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replacement_literal_leaves_out_capture_references() {
+        assert_eq!(replacement_literal("x${1}y${name}z$$w$name"), "xyz$w");
+        // As the regex crate reads it, `$1y` names a group `1y`.
+        assert_eq!(replacement_literal("x$1y"), "x");
+    }
 }

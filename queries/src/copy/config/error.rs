@@ -17,11 +17,7 @@ pub struct ConfigError {
 impl ConfigError {
     /// An error in the file at `path`; a location the parser does not know (line 0) is
     /// left out rather than shown as `:0:0`.
-    pub(super) fn at(
-        path: &Path,
-        location: Option<Location>,
-        message: impl Into<String>,
-    ) -> ConfigError {
+    pub fn at(path: &Path, location: Option<Location>, message: impl Into<String>) -> ConfigError {
         let known = location.filter(|l| l.line() > 0);
         ConfigError {
             path: Some(path.to_path_buf()),

@@ -16,6 +16,7 @@ pub(super) type RuleFields = [(&'static str, Option<Spanned<OneOrMany>>); 4];
 pub(super) fn layer2(
     path: &Path,
     root: &Path,
+    exists: &dyn Fn(&Path) -> bool,
     rules: RuleFields,
     voice_doctrine: Option<Spanned<OneOrMany>>,
     output: Option<Spanned<serde_json::Value>>,
@@ -25,7 +26,7 @@ pub(super) fn layer2(
     for (name, field) in rules {
         if let Some(field) = field {
             let key = format!("rules.{name}");
-            warnings.extend(missing_files(root, &key, &field.value));
+            warnings.extend(missing_files(root, exists, &key, &field.value));
             layer2_rules.insert(name.to_owned(), field.value.into_json());
         }
     }
@@ -34,7 +35,12 @@ pub(super) fn layer2(
         layer2.insert("rules".to_owned(), layer2_rules.into());
     }
     if let Some(doctrine) = voice_doctrine {
-        warnings.extend(missing_files(root, "voice_doctrine", &doctrine.value));
+        warnings.extend(missing_files(
+            root,
+            exists,
+            "voice_doctrine",
+            &doctrine.value,
+        ));
         layer2.insert("voice_doctrine".to_owned(), doctrine.value.into_json());
     }
     if let Some(output) = output {
@@ -59,16 +65,17 @@ pub(super) fn layer2(
 /// stop the Layer 1 audit. Only values that are paths are checked: `voice_doctrine` is
 /// usually the doctrine itself (several lines of prose), and a `#anchor` names a heading
 /// inside the file (`style-examples.md#approved-english-terms`), so it is dropped first.
-fn missing_files(root: &Path, key: &str, paths: &OneOrMany) -> Vec<String> {
+fn missing_files(
+    root: &Path,
+    exists: &dyn Fn(&Path) -> bool,
+    key: &str,
+    paths: &OneOrMany,
+) -> Vec<String> {
     paths
         .items
         .iter()
         .filter(|p| looks_like_path(p))
-        .filter(|p| {
-            !root
-                .join(p.split_once('#').map_or(p.as_str(), |(file, _)| file))
-                .exists()
-        })
+        .filter(|p| !exists(&root.join(p.split_once('#').map_or(p.as_str(), |(file, _)| file))))
         .map(|p| {
             format!(
                 "`{key}`: {p} does not exist (relative to {})",
