@@ -25,7 +25,8 @@
 //! and out of the subset and on every fixture.
 
 use super::super::{Draft, OBJECT, PathHints};
-use super::{Headings, bare_urls};
+use super::headings::Headings;
+use super::urls::bare_urls;
 use crate::copy::bytescan::{ByteSet, NibbleSet, find_any};
 use crate::copy::view::{View, ViewRole};
 use std::ops::Range;

@@ -1,0 +1,201 @@
+//! The computations the queries and the one-shot run share: the entry's state (from the
+//! entry and the file's hash), and, written against [`FileInputs`], the views, the
+//! languages, the rule hits and the spans.
+
+use super::{EntryState, FileError, FileInputs};
+use crate::copy::extract;
+use crate::copy::lockfile::{Entry, Kind, SpanIndex};
+use crate::copy::rules::{Hit, Scans, Triggers};
+use crate::copy::view::View;
+use crate::hash::ContentHash;
+use rayon::prelude::*;
+use std::collections::BTreeSet;
+
+/// How an entry relates to bytes with hash `hash`: the one definition, shared by the query
+/// and by the shell when a cache spares it reading the file.
+pub fn state_of(entry: Option<&Entry>, hash: ContentHash, prompt_outdated: bool) -> EntryState {
+    state_from(
+        entry.map(|e| (ContentHash::parse(&e.content_hash), e.reviewed_by.is_some())),
+        hash,
+        prompt_outdated,
+    )
+}
+
+/// [`state_of`] from what it reads of an entry: its recorded hash (`None` if malformed)
+/// and whether it is reviewed — all a summary of the lockfile needs to keep.
+pub fn state_from(
+    entry: Option<(Option<ContentHash>, bool)>,
+    hash: ContentHash,
+    prompt_outdated: bool,
+) -> EntryState {
+    let Some((recorded, reviewed)) = entry else {
+        return EntryState::Missing;
+    };
+    if recorded != Some(hash) {
+        EntryState::Stale
+    } else if !reviewed && prompt_outdated {
+        EntryState::PromptOutdated
+    } else {
+        EntryState::Fresh
+    }
+}
+
+pub(super) fn views_of(i: &impl FileInputs) -> Result<Vec<View>, FileError> {
+    let text = i.source().text().map_err(Clone::clone)?;
+    // Without path hints, which nothing an audit reports reads (see `PathHints`) — but a
+    // file without a fresh entry is segmented from its views, and the key paths are what
+    // tag a bilingual file.
+    let hints = match i.entry_state().has_usable_spans() {
+        true => extract::PathHints::Without,
+        false => extract::PathHints::With,
+    };
+    extract::extract_views(i.format(), text, hints).map_err(|e| FileError {
+        line_col: Some(i.line_index().line_col(text, e.offset)),
+        message: e.message,
+    })
+}
+
+/// A rule hit with the indices of its rule and view.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RawHit {
+    pub rule: usize,
+    pub view: usize,
+    pub hit: Hit,
+}
+
+pub(super) fn languages_of(i: &impl FileInputs) -> BTreeSet<String> {
+    let default = i.setup().default_language.as_str();
+    let mut out = BTreeSet::new();
+    let (Ok(views), Ok(Some(spans))) = (i.views(), i.span_index()) else {
+        out.insert(default.to_string());
+        return out;
+    };
+    let range = |view: &View| view.source_offset(0)..view.source_range(0..view.text.len()).end;
+    if spans.is_empty() {
+        // Most entries of a tree in the default language have no spans: every view that
+        // reaches into the file reaches into the gap, and the first one says so.
+        if views.iter().any(|view| !range(view).is_empty()) {
+            out.insert(default.to_string());
+        }
+        return out;
+    }
+    let unknown_default = i.setup().unknown_language_default;
+    for view in views {
+        let (overlapping, covered) = spans.overlapping(range(view));
+        for (kind, language) in overlapping {
+            if matches!(kind, Kind::Code | Kind::Data) {
+                continue;
+            }
+            // Looked up before it is copied: most spans repeat a language already in.
+            let language = if language != "unknown" {
+                language
+            } else if unknown_default {
+                default
+            } else {
+                continue;
+            };
+            if !out.contains(language) {
+                out.insert(language.to_string());
+            }
+        }
+        if !covered && !out.contains(default) {
+            out.insert(default.to_string());
+        }
+    }
+    out
+}
+
+/// [`hits`](super::hits)'s value in consecutive parts, computed without keeping it.
+pub(super) fn find_hits(i: &impl FileInputs) -> Vec<Vec<RawHit>> {
+    let Ok(views) = i.views() else {
+        return Vec::new();
+    };
+    let rules = &i.setup().rules;
+    let languages = i.languages();
+    type Active<'r> = (
+        usize,
+        &'r std::sync::Arc<dyn crate::copy::rules::Rule>,
+        Triggers,
+    );
+    let active: Vec<Active<'_>> = rules
+        .set
+        .rules()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            let scoped = &r.meta().languages;
+            scoped.is_empty() || scoped.iter().any(|l| languages.contains(l))
+        })
+        .map(|(i, r)| (i, r, r.triggers()))
+        .collect();
+    let check = |first: usize, views: &[View]| {
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        for (vi, view) in (first..).zip(views) {
+            let scans = Scans::new(view);
+            let present = scans.triggers();
+            for &(ri, rule, triggers) in &active {
+                if !triggers.intersects(present) {
+                    continue;
+                }
+                rule.check_in(&scans, &mut buf);
+                if !buf.is_empty() {
+                    out.extend(buf.drain(..).map(|hit| RawHit {
+                        rule: ri,
+                        view: vi,
+                        hit,
+                    }));
+                }
+            }
+        }
+        out
+    };
+    // A file of many views (a large JSON file has one per string) is checked on every
+    // core, in order; most files are one worker's and stay on it.
+    if views.len() < PARALLEL_VIEWS {
+        return vec![check(0, views)];
+    }
+    views
+        .par_chunks(PARALLEL_VIEWS / 4)
+        .enumerate()
+        .map(|(i, chunk)| check(i * (PARALLEL_VIEWS / 4), chunk))
+        .collect()
+}
+
+/// The views from which a file's rules run on every core.
+const PARALLEL_VIEWS: usize = 1024;
+
+pub(super) fn span_index_of(i: &impl FileInputs) -> Result<Option<SpanIndex>, FileError> {
+    if !i.entry_state().has_usable_spans() {
+        return Ok(provisional_spans(i));
+    }
+    let (Ok(text), Some(entry)) = (i.source().text(), i.entry()) else {
+        return Ok(None);
+    };
+    if entry.spans.is_empty() {
+        // Nothing to place: the file's lines need not be counted.
+        return Ok(Some(SpanIndex::default()));
+    }
+    SpanIndex::new(text, i.line_index(), &entry.spans)
+        .map(Some)
+        .map_err(|e| FileError {
+            line_col: None,
+            message: format!("lockfile entry does not fit the file: {e}"),
+        })
+}
+
+/// The spans a file without a fresh entry is audited with: the structural segmenter's,
+/// computed here and never written (`--offline` writes them). Without them, every string
+/// of a bilingual file whose entry went stale read as the default language.
+fn provisional_spans(i: &impl FileInputs) -> Option<SpanIndex> {
+    let text = i.source().text().ok()?;
+    // With their path hints (see `views_of`).
+    let views = i.views().as_ref().ok()?;
+    let setup = crate::copy::structural::Setup {
+        declared: &i.setup().declared,
+        default_language: &i.setup().default_language,
+        locale: i.locale(),
+    };
+    let spans = crate::copy::structural::spans(i.format(), text, views, &setup);
+    SpanIndex::new(text, i.line_index(), &spans).ok()
+}

@@ -1,0 +1,136 @@
+//! The salsa queries over a file, and [`Tracked`], the [`FileInputs`] that reads through
+//! the database. A query that runs a computation shared with the one-shot run hands it a
+//! `Tracked`, so salsa records what the value depends on and reuses it in the next
+//! revision.
+
+use super::compute::{find_hits, languages_of, span_index_of, state_of, views_of};
+use super::file_report::assemble;
+use super::place::place;
+use super::{
+    EntryState, FileError, FileInputs, FileReport, Placed, RawHit, Settings, Setup, Source,
+    SourceFile,
+};
+use crate::copy::extract::Format;
+use crate::copy::lockfile::{Entry, SpanIndex};
+use crate::copy::view::View;
+use crate::hash::ContentHash;
+use crate::text::LineIndex;
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+/// A file's inputs and values read through the database's queries.
+pub(super) struct Tracked<'db> {
+    db: &'db dyn salsa::Database,
+    file: SourceFile,
+}
+
+impl FileInputs for Tracked<'_> {
+    fn format(&self) -> Format {
+        self.file.format(self.db)
+    }
+    fn source(&self) -> &Source {
+        self.file.source(self.db)
+    }
+    fn entry(&self) -> Option<&Entry> {
+        self.file.entry(self.db).as_ref()
+    }
+    fn setup(&self) -> &Setup {
+        Settings::get(self.db).setup(self.db)
+    }
+    fn locale(&self) -> Option<&str> {
+        self.file.locale(self.db).as_deref()
+    }
+    fn entry_state(&self) -> EntryState {
+        entry_state(self.db, self.file)
+    }
+    fn line_index(&self) -> &LineIndex {
+        line_index(self.db, self.file)
+    }
+    fn views(&self) -> &Result<Vec<View>, FileError> {
+        views(self.db, self.file)
+    }
+    fn span_index(&self) -> &Result<Option<SpanIndex>, FileError> {
+        span_index(self.db, self.file)
+    }
+    fn languages(&self) -> &BTreeSet<String> {
+        languages(self.db, self.file)
+    }
+}
+
+/// The file's SHA-256, which its [`Source`] carries: the bytes are hashed once, when the
+/// shell reads them for the lockfile and the caches. A query still, so that equal bytes
+/// set again stop here and `entry_state` is reused.
+#[salsa::tracked(returns(copy))]
+pub fn content_hash(db: &dyn salsa::Database, file: SourceFile) -> ContentHash {
+    file.source(db).hash()
+}
+
+#[salsa::tracked(returns(copy))]
+pub fn entry_state(db: &dyn salsa::Database, file: SourceFile) -> EntryState {
+    state_of(
+        file.entry(db).as_ref(),
+        content_hash(db, file),
+        Settings::get(db).setup(db).prompt_outdated,
+    )
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn line_index(db: &dyn salsa::Database, file: SourceFile) -> LineIndex {
+    LineIndex::of_bytes(file.source(db).bytes())
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn views(db: &dyn salsa::Database, file: SourceFile) -> Result<Vec<View>, FileError> {
+    views_of(&Tracked { db, file })
+}
+
+/// The languages some prose of the file is in: those of the prose and quote spans its
+/// views overlap, and the default language wherever a view reaches into a gap (or when no
+/// spans apply). A language-scoped rule of any other language cannot survive the span
+/// filter, so it is not run at all — on a Czech-only tree the English rules cost nothing.
+/// The set rarely changes when the lockfile does, and an equal set stops the change here.
+#[salsa::tracked(returns(ref))]
+pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String> {
+    languages_of(&Tracked { db, file })
+}
+
+/// Every rule that can fire in one of the file's [`languages`] on every view, before span
+/// filtering.
+#[salsa::tracked(returns(ref))]
+pub fn hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<RawHit> {
+    let mut parts = find_hits(&Tracked { db, file });
+    if parts.len() == 1 {
+        parts.pop().expect("one part")
+    } else {
+        parts.concat()
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn span_index(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+) -> Result<Option<SpanIndex>, FileError> {
+    span_index_of(&Tracked { db, file })
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn placed(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
+    let hits = hits(db, file);
+    place(
+        &Tracked { db, file },
+        hits.iter().map(Cow::Borrowed),
+        hits.len(),
+    )
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
+    assemble(&Tracked { db, file }, |admits| {
+        placed(db, file)
+            .iter()
+            .filter(|p| admits(p))
+            .map(|p| p.finding.clone())
+            .collect()
+    })
+}

@@ -1,0 +1,108 @@
+//! Where the bytes end: what the engine reads of each definition's `.tr` and `.lock` (and
+//! whether its `.soil` exists), from the bytes or from the value kept from an earlier run.
+//! What is computed from these queries is computed the same way either way.
+
+use super::super::sidecar::{Sidecar, SidecarError};
+use super::super::spec_hash::SpecHashes;
+use super::super::summary::TrSummary;
+use super::super::tr;
+use super::{Definition, InputError, file_name};
+use crate::hash::ContentHash;
+
+/// What the engine reads of the `.tr` ([`TrSummary`]); `None` without a `.tr`, an error
+/// when it is not UTF-8.
+pub fn tr_summary(
+    db: &dyn salsa::Database,
+    def: Definition,
+) -> Option<&Result<TrSummary, InputError>> {
+    match def.tr_known(db) {
+        Some(known) => Some(&**known),
+        None => tr_summary_from_bytes(db, def).as_ref(),
+    }
+}
+
+/// Parses the `.tr` bytes and keeps the summary; the parse itself is dropped, so neither
+/// it nor the block contents are held for the rest of the run.
+#[salsa::tracked(returns(ref))]
+pub fn tr_summary_from_bytes(
+    db: &dyn salsa::Database,
+    def: Definition,
+) -> Option<Result<TrSummary, InputError>> {
+    let bytes = def.tr(db).as_ref()?;
+    Some(match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(TrSummary::of(
+            &tr::parse(&file_name(def.path(db)), text),
+            text,
+        )),
+        Err(e) => Err(InputError {
+            message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+            line: None,
+            column: None,
+        }),
+    })
+}
+
+/// The three hashes recomputed from the current `.tr`.
+#[salsa::tracked(returns(copy))]
+pub fn spec_hashes(db: &dyn salsa::Database, def: Definition) -> Option<SpecHashes> {
+    match tr_summary(db, def)? {
+        Ok(summary) => Some(summary.hashes),
+        Err(_) => None,
+    }
+}
+
+/// The `formal` hash alone: what a `definition` oracle on this definition depends on.
+#[salsa::tracked(returns(copy))]
+pub fn formal_hash_now(db: &dyn salsa::Database, def: Definition) -> Option<ContentHash> {
+    spec_hashes(db, def).map(|h| h.formal)
+}
+
+/// The sidecar as read; `None` without a `.lock`.
+pub fn parsed_sidecar(
+    db: &dyn salsa::Database,
+    def: Definition,
+) -> Option<&Result<Sidecar, SidecarError>> {
+    match def.sidecar_known(db) {
+        Some(known) => Some(&**known),
+        None => sidecar_from_bytes(db, def).as_ref(),
+    }
+}
+
+/// Parses the `.lock` bytes.
+#[salsa::tracked(returns(ref))]
+pub fn sidecar_from_bytes(
+    db: &dyn salsa::Database,
+    def: Definition,
+) -> Option<Result<Sidecar, SidecarError>> {
+    let bytes = def.sidecar(db).as_ref()?;
+    Some(match std::str::from_utf8(bytes) {
+        Ok(text) => crate::soil::sidecar::parse(text),
+        Err(e) => Err(SidecarError {
+            path: String::new(),
+            line: None,
+            column: None,
+            message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+        }),
+    })
+}
+
+/// The sidecar if it exists and reads.
+pub fn sidecar_of(db: &dyn salsa::Database, def: Definition) -> Option<&Sidecar> {
+    parsed_sidecar(db, def)?.as_ref().ok()
+}
+
+/// The callee side of `calls[].hash`: what callers were checked against.
+#[salsa::tracked(returns(ref))]
+pub fn lowered_soil_hash(db: &dyn salsa::Database, def: Definition) -> Option<String> {
+    sidecar_of(db, def)?
+        .lowering
+        .as_ref()
+        .map(|l| l.soil_hash.clone())
+}
+
+/// Whether `f.soil` exists: what the flags read of the file directly, so that an edit of
+/// its bytes reaches them only through the hash (`soil_hash::soil_verdict`).
+#[salsa::tracked(returns(copy))]
+pub fn has_soil(db: &dyn salsa::Database, def: Definition) -> bool {
+    def.soil(db).is_some() || def.soil_known(db).is_some()
+}
