@@ -1,16 +1,19 @@
 //! The copy-audit query graph.
 //!
 //! ```text
-//! SourceFile.source ► content_hash ─┐
-//! SourceFile.entry ─────────────────┴► entry_state ─► span_index ───────────┐
-//! SourceFile.source ► views ─► hits (all rules, view coordinates) ─► placed ─┴► report
-//! Settings (HIGH durability) ────────┘                                        ┘
+//! source ─► content_hash ─┐
+//! entry ──────────────────┴─► entry_state ─► span_index ─► languages ─► hits ─► placed ─► report
+//! source, entry_state ─────► views ───────────┴───────────────┴──────────┴─────────┘        ┘
+//! Settings (one value, HIGH durability) ─► entry_state, languages, hits, placed, report
 //! ```
 //!
-//! `hits` and `placed` depend only on the bytes and the rules, so editing the lockfile
-//! (new spans, a review) re-runs only the cheap filter in `report`; editing a file re-runs
-//! its own queries and nobody else's; identical bytes re-run the queries that read them,
-//! which compare equal, and nothing after them.
+//! (`ARCHITECTURE.md` lists what each query reads.) An edit of a file re-runs its own
+//! queries and nobody else's. An edit of its lockfile entry re-runs `entry_state`,
+//! `span_index`, `languages` and the filter in `report`; `views` only if the entry's
+//! freshness changed (a file without a fresh entry is extracted with path hints), and
+//! `hits` only if the set of languages changed (`a_lockfile_edit_reruns_the_filter_but_not_
+//! the_rules` in `tests/incremental.rs`). Identical bytes re-run the queries that read
+//! them, which compare equal, and nothing after them.
 //!
 //! The inputs are in `inputs` and the queries in `queries`; what the queries compute, they
 //! share with the one-shot run (`one_shot`) through `compute`, `place` and `file_report`.
