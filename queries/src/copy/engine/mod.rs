@@ -11,9 +11,9 @@
 //! queries and nobody else's. An edit of its lockfile entry re-runs `entry_state`,
 //! `span_index`, `languages` and the filter in `report`; `views` only if the entry's
 //! freshness changed (a file without a fresh entry is extracted with path hints), and
-//! `hits` only if the set of languages changed (`a_lockfile_edit_reruns_the_filter_but_not_
-//! the_rules` in `tests/incremental.rs`). Identical bytes re-run the queries that read
-//! them, which compare equal, and nothing after them.
+//! `hits` only if the set of languages changed (`tests/incremental.rs`:
+//! `a_lockfile_edit_reruns_the_filter_but_not_the_rules`). Identical bytes re-run the
+//! queries that read them, which compare equal, and nothing after them.
 //!
 //! The inputs are in `inputs` and the queries in `queries`; what the queries compute, they
 //! share with the one-shot run (`one_shot`) through `compute`, `place` and `file_report`.
