@@ -318,6 +318,15 @@ fn the_printed_form_of_a_file_at_the_limit_parses() {
                 "f : (x : I64) -> I64\nf x = {}x\n",
                 "- (".repeat(n) + &")".repeat(n)
             ),
+            // The canonical form writes `let a = 1 and b = 2 in …` as one `let` a binding.
+            format!(
+                "f : (x : I64) -> I64\nf x =\n  let a = 1 {}in\n  x\n",
+                "and b = 2 ".repeat(n)
+            ),
+            format!(
+                "f : (x : I64) -> I64\nf x =\n  let rec a = 1 {}in\n  x\n",
+                "and b = 2 ".repeat(n)
+            ),
         ];
         for src in cases {
             if let Ok(file) = parse_file(&src, "f.soil") {

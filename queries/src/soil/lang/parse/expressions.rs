@@ -39,6 +39,7 @@ impl Parser<'_> {
         if rec {
             self.bump();
         }
+        let base = self.depth;
         let mut bindings = Vec::new();
         loop {
             let binder = if self.is_op(0, "_") {
@@ -58,12 +59,18 @@ impl Parser<'_> {
             bindings.push((binder, self.expr()?));
             if self.is_kw(0, "and") && self.and_starts_binding() {
                 self.bump();
+                // The canonical form writes each binding after the first as a `let` of its
+                // own, inside the one before: the level it nests there is charged here,
+                // where the text has none, so that a tree within the limit prints to a
+                // text within it (found by fuzzing: 64 `and`s).
+                self.deeper()?;
             } else {
                 break;
             }
         }
         self.expect_kw("in")?;
         let body = self.expr()?;
+        self.depth = base;
         Ok(Expr::Let {
             rec,
             bindings,
