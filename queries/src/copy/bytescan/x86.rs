@@ -404,7 +404,7 @@ impl Block for std::arch::x86_64::__m256i {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{SETS, bytes, places_by_byte, test_of};
+    use super::super::tests::{SETS, bytes, first_in, places_by_byte, test_of};
     use super::*;
     use proptest::prelude::*;
 
@@ -418,7 +418,7 @@ mod tests {
             set in 0usize..6,
         ) {
             let set = SETS[set];
-            let expected = text.get(from..).and_then(|t| t.iter().position(|&b| set.contains(b))).map(|i| from + i);
+            let expected = first_in(&text, from, set);
             for simd in widths() {
                 let mut at = from;
                 let found = find_any(simd, &text, &mut at, set)
