@@ -10,9 +10,11 @@
 //!   block is indented one more level. Elsewhere everything prints on one line.
 //! - Parentheses appear exactly where reading the text back would otherwise give another
 //!   tree. Two are stylistic: an applied type after a row is parenthesised, and a negated
-//!   negation prints `-(-x)` (`--` would start a comment).
+//!   negation prints `-(-x)` (`--` would start a comment). One is missing, as in trellis:
+//!   see [`head_reads_back_differently`].
 
 use super::ast::*;
+use super::lex::Token;
 use std::fmt::Write;
 
 /// The canonical text of a file: its definitions, separated by an empty line.
@@ -40,6 +42,34 @@ pub fn print_def(out: &mut String, def: &Def) {
     out.push_str(" =");
     after_head(out, &def.body, 0);
     out.push('\n');
+}
+
+/// Whether `def`'s canonical text reads back as another definition.
+///
+/// The reader finds where the equation starts by looking ahead for `name { ident } =`, and
+/// the canonical form drops the parentheses around a bare name. So a signature, or a
+/// measure when there is one, whose text ends in bare names including the definition's
+/// own name (`y : J y (a)`, printed `y : J y a`) reads back with the equation starting at
+/// that name. Trellis reads and prints such a definition the same way, and the hash form
+/// must stay its text, so the printer keeps it; the line break still tells the two
+/// definitions apart, so no two definitions share a hash form.
+pub fn head_reads_back_differently(def: &Def) -> bool {
+    let before_head = match &def.decreases {
+        Some(measure) => inline(measure, 0),
+        None => ty(&def.sig),
+    };
+    let Ok(tokens) = super::lex::lex(&before_head) else {
+        return false;
+    };
+    for lexed in tokens.iter().rev() {
+        match &lexed.token {
+            Token::Ident(name) if *name == def.name => return true,
+            Token::Ident(_) => {}
+            Token::PrivateIdent(name) => return *name == def.name,
+            _ => return false,
+        }
+    }
+    false
 }
 
 // ---- types ----

@@ -5,7 +5,7 @@
 use super::ast::*;
 use super::hash_form::{BUILTIN_REFERENT, hash_form, soil_hash};
 use super::parse::parse_file;
-use super::print::print_file;
+use super::print::{head_reads_back_differently, print_file};
 
 fn parse(src: &str) -> SoilFile {
     parse_file(src, "t.soil").unwrap_or_else(|e| panic!("{e:?}\n{src}"))
@@ -336,5 +336,50 @@ fn the_printed_form_of_a_file_at_the_limit_parses() {
                 assert_eq!(print_file(&again), printed);
             }
         }
+    }
+}
+
+/// Trellis's canonical form drops the parentheses around a bare name, so a signature or
+/// measure ending in bare names that include the definition's own name reads back with the
+/// equation starting at that name. Trellis does the same (and the hash form must stay its
+/// text), so the printer keeps it and says which definitions it concerns; their hash forms
+/// still differ from the definition they read back as.
+#[test]
+fn a_head_that_reads_back_differently_is_named() {
+    for (src, printed) in [
+        ("y : J y (a)\ny a = a\n", "y : J y a\ny a = a\n"),
+        (
+            "f : I64 -> I64\ndecreases g f (n)\nf n = n\n",
+            "f : I64 -> I64\ndecreases g f n\nf n = n\n",
+        ),
+        (
+            "f : I64 -> I64\ndecreases g f (n) m\nf n = n\n",
+            "f : I64 -> I64\ndecreases g f n m\nf n = n\n",
+        ),
+    ] {
+        let file = parse(src);
+        assert!(head_reads_back_differently(&file.defs[0]), "{src}");
+        assert_eq!(print_file(&file), printed);
+        let again = parse(printed);
+        assert_ne!(again, file, "{src}");
+        assert_ne!(form(printed).text, form(src).text, "{src}");
+    }
+    let private = parse_file("_f : I64\ndecreases g _f (n)\n_f n = n\n", "_private.soil").unwrap();
+    assert!(head_reads_back_differently(&private.defs[0]));
+    // The own name followed by something other than bare names, or not at the end, or
+    // another name: the canonical form reads back as itself.
+    for src in [
+        "y : J y (K a)\ny a = a\n",
+        "y : J (K y) b\ny a = a\n",
+        "y : a -> a\ny x = x\n",
+        "f : I64 -> I64\ndecreases g (f n) + 1\nf n = n\n",
+        "f : I64 -> I64\ndecreases g f n.size\nf n = n\n",
+        "f : I64 -> I64\ndecreases g h (n)\nf n = n\n",
+        "f : J f (a) -> I64\ndecreases n\nf n = n\n",
+    ] {
+        let file = parse(src);
+        assert!(!head_reads_back_differently(&file.defs[0]), "{src}");
+        let printed = print_file(&file);
+        assert_eq!(parse(&printed), file, "{src}");
     }
 }
