@@ -20,7 +20,10 @@ fuzz_target!(|input: (u8, &str)| {
     if let Ok(views) = extract::extract(format, text) {
         for view in &views {
             let range = view.source_range(0..view.text.len());
-            assert!(range.start <= range.end && range.end <= text.len(), "{range:?}");
+            assert!(
+                range.start <= range.end && range.end <= text.len(),
+                "{range:?}"
+            );
         }
     }
 });

@@ -9,7 +9,11 @@ use lockgraph_queries::copy::lockfile;
 fuzz_target!(|text: &str| {
     let strict = lockfile::parse(text);
     let fast = lockfile::read(text);
-    assert_eq!(strict.is_ok(), fast.is_ok(), "the readers disagree on {text:?}");
+    assert_eq!(
+        strict.is_ok(),
+        fast.is_ok(),
+        "the readers disagree on {text:?}"
+    );
     if let (Ok(strict), Ok(fast)) = (&strict, &fast) {
         assert_eq!(strict, fast);
         let written = lockfile::to_canonical_string(strict);
