@@ -11,7 +11,7 @@
 //! - Parentheses appear exactly where reading the text back would otherwise give another
 //!   tree. Two are stylistic: an applied type after a row is parenthesised, and a negated
 //!   negation prints `-(-x)` (`--` would start a comment). One is missing, as in trellis:
-//!   see [`head_reads_back_differently`].
+//!   see [`reads_back_differently`].
 
 use super::ast::*;
 use super::lex::Token;
@@ -44,16 +44,30 @@ pub fn print_def(out: &mut String, def: &Def) {
     out.push('\n');
 }
 
-/// Whether `def`'s canonical text reads back as another definition.
+/// Whether `def`'s canonical text reads back as another definition, or not at all.
 ///
-/// The reader finds where the equation starts by looking ahead for `name { ident } =`, and
-/// the canonical form drops the parentheses around a bare name. So a signature, or a
-/// measure when there is one, whose text ends in bare names including the definition's
-/// own name (`y : J y (a)`, printed `y : J y a`) reads back with the equation starting at
-/// that name. Trellis reads and prints such a definition the same way, and the hash form
-/// must stay its text, so the printer keeps it; the line break still tells the two
-/// definitions apart, so no two definitions share a hash form.
-pub fn head_reads_back_differently(def: &Def) -> bool {
+/// Trellis's printer leaves out parentheses its own reader needs in two places. The hash
+/// form is that text, so it must stay as trellis prints it; the text still tells the
+/// trees apart (no two definitions share a hash form), only the reader does not.
+///
+/// - **The head.** The reader finds where the equation starts by looking ahead for
+///   `name { ident } =`, and a bare name prints without parentheses. So a signature, or a
+///   measure when there is one, whose text ends in bare names including the definition's
+///   own name (`y : J y (a)`, printed `y : J y a`) reads back with the equation starting
+///   at that name.
+/// - **An annotated application ending in a bare name.** `((f x) : T)` prints as
+///   `(f x : T)`, and the reader takes `x :` for the start of a signature, which ends the
+///   application before `x`; the text does not parse.
+pub fn reads_back_differently(def: &Def) -> bool {
+    head_reads_back_differently(def)
+        || def
+            .decreases
+            .iter()
+            .chain([&def.body])
+            .any(has_annotation_ending_in_argument)
+}
+
+fn head_reads_back_differently(def: &Def) -> bool {
     let before_head = match &def.decreases {
         Some(measure) => inline(measure, 0),
         None => ty(&def.sig),
@@ -70,6 +84,73 @@ pub fn head_reads_back_differently(def: &Def) -> bool {
         }
     }
     false
+}
+
+fn has_annotation_ending_in_argument(e: &Expr) -> bool {
+    if let Expr::Annot(inner, _) = e
+        && ends_in_bare_argument(&inline(inner, 0))
+    {
+        return true;
+    }
+    children(e)
+        .into_iter()
+        .any(has_annotation_ending_in_argument)
+}
+
+/// The expressions directly inside `e`.
+fn children(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Let { bindings, body, .. } => {
+            let mut out: Vec<&Expr> = bindings.iter().map(|(_, v)| v).collect();
+            out.push(body);
+            out
+        }
+        Expr::Fun { body, .. } | Expr::Not(body) | Expr::Neg(body) | Expr::Annot(body, _) => {
+            vec![body]
+        }
+        Expr::If(a, b, c) => vec![a, b, c],
+        Expr::Match { scrutinee, arms } => {
+            let mut out = vec![&**scrutinee];
+            out.extend(arms.iter().map(|(_, body)| body));
+            out
+        }
+        Expr::Or(a, b)
+        | Expr::And(a, b)
+        | Expr::Cmp(_, a, b)
+        | Expr::Arith(_, a, b)
+        | Expr::App(a, b) => vec![a, b],
+        Expr::Record { fields, .. } => fields.iter().map(|(_, v)| v).collect(),
+        Expr::Path { .. }
+        | Expr::Qualified { .. }
+        | Expr::Ctor(_)
+        | Expr::Lit(_)
+        | Expr::Hole(_) => Vec::new(),
+    }
+}
+
+/// Whether `text` ends in a bare name given as an argument: a name after something an
+/// application can continue from.
+fn ends_in_bare_argument(text: &str) -> bool {
+    let Ok(tokens) = super::lex::lex(text) else {
+        return false;
+    };
+    match tokens.as_slice() {
+        [.., before, last] => {
+            matches!(last.token, Token::Ident(_) | Token::PrivateIdent(_))
+                && matches!(
+                    before.token,
+                    Token::Ident(_)
+                        | Token::PrivateIdent(_)
+                        | Token::TypeName(_)
+                        | Token::Int(_)
+                        | Token::Float(_)
+                        | Token::Str(_)
+                        | Token::Hole(_)
+                        | Token::Op(")" | "}")
+                )
+        }
+        _ => false,
+    }
 }
 
 // ---- types ----

@@ -5,7 +5,7 @@
 use super::ast::*;
 use super::hash_form::{BUILTIN_REFERENT, hash_form, soil_hash};
 use super::parse::parse_file;
-use super::print::{head_reads_back_differently, print_file};
+use super::print::{print_file, reads_back_differently};
 
 fn parse(src: &str) -> SoilFile {
     parse_file(src, "t.soil").unwrap_or_else(|e| panic!("{e:?}\n{src}"))
@@ -358,14 +358,14 @@ fn a_head_that_reads_back_differently_is_named() {
         ),
     ] {
         let file = parse(src);
-        assert!(head_reads_back_differently(&file.defs[0]), "{src}");
+        assert!(reads_back_differently(&file.defs[0]), "{src}");
         assert_eq!(print_file(&file), printed);
         let again = parse(printed);
         assert_ne!(again, file, "{src}");
         assert_ne!(form(printed).text, form(src).text, "{src}");
     }
     let private = parse_file("_f : I64\ndecreases g _f (n)\n_f n = n\n", "_private.soil").unwrap();
-    assert!(head_reads_back_differently(&private.defs[0]));
+    assert!(reads_back_differently(&private.defs[0]));
     // The own name followed by something other than bare names, or not at the end, or
     // another name: the canonical form reads back as itself.
     for src in [
@@ -378,8 +378,43 @@ fn a_head_that_reads_back_differently_is_named() {
         "f : J f (a) -> I64\ndecreases n\nf n = n\n",
     ] {
         let file = parse(src);
-        assert!(!head_reads_back_differently(&file.defs[0]), "{src}");
+        assert!(!reads_back_differently(&file.defs[0]), "{src}");
         let printed = print_file(&file);
         assert_eq!(parse(&printed), file, "{src}");
+    }
+}
+
+/// The other place trellis's printer drops parentheses its reader needs: an annotated
+/// application ending in a bare name prints as `(f x : T)`, where the reader takes `x :`
+/// for a signature. Everything else around a `:` reads back as itself.
+#[test]
+fn an_annotated_application_ending_in_a_bare_name_is_named() {
+    let body = |e: &str| format!("f : (x : I64) -> I64\nf x = {e}\n");
+    for e in [
+        "((g x) : I64)",
+        "((g 1 x) : I64)",
+        "((Some x) : T)",
+        "(((x : J) g) : y)",
+        "1 + ((g x) : I64)",
+        "h ((if c then a else g x) : I64)",
+    ] {
+        let src = body(e);
+        let file = parse(&src);
+        assert!(reads_back_differently(&file.defs[0]), "{src}");
+        assert!(parse_file(&print_file(&file), "f.soil").is_err(), "{src}");
+    }
+    for e in [
+        "(x : I64)",
+        "((g x.y) : I64)",
+        "((a + x) : I64)",
+        "((g (x + 1)) : I64)",
+        "((g M::h) : I64)",
+        "((if c then a else x) : I64)",
+        "g (x : I64) y",
+    ] {
+        let src = body(e);
+        let file = parse(&src);
+        assert!(!reads_back_differently(&file.defs[0]), "{src}");
+        assert_eq!(parse(&print_file(&file)), file, "{src}");
     }
 }
