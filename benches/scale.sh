@@ -8,11 +8,15 @@
 # an audited repository, about 0.4 findings per file); HARSH_SIZES adds rows for corpora at
 # 2% (about 8 findings per file), where printing the findings is a large part of a run.
 #
-#   bash benches/scale.sh                      # copy 1k 10k 100k (+100k at 2%), soil 1k 10k 50k
-#   COPY_SIZES="1000" HARSH_SIZES="" SOIL_SIZES="1000" RUNS=3 bash benches/scale.sh
+#   bash benches/scale.sh     # real trees 2k 100k in four states; synthetic copy 1k 10k 100k
+#                             # (+100k at 2%); real ×40; soil 1k 10k 50k
+#   REAL_SIZES="2000" COPY_SIZES="" HARSH_SIZES="" REAL_COPIES="" SOIL_SIZES="" bash benches/scale.sh
+#
+# COPY_AUDIT=<binary> measures another build of copy-audit on the same trees.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+REAL_SIZES=${REAL_SIZES-"2000 100000"}
 COPY_SIZES=${COPY_SIZES-"1000 10000 100000"}
 # Copies of the real repository's three trees (benches/real_corpus.rs): 51 files and
 # about 2.3 MB of lockfile each.
@@ -24,12 +28,13 @@ RUNS=${RUNS:-5}
 WORK=${WORK:-/tmp/lockgraph-scale}
 mkdir -p "$WORK"
 
-cargo build --release --quiet --bin copy-audit --bin soil-lock --example gen_corpus --example floor --example real_corpus
+cargo build --release --quiet --bin copy-audit --bin soil-lock --example gen_corpus --example floor --example real_corpus --example real_tree
 BIN=target/release
-COPY_AUDIT=$PWD/$BIN/copy-audit
+COPY_AUDIT=${COPY_AUDIT:-$PWD/$BIN/copy-audit}
 SOIL_LOCK=$PWD/$BIN/soil-lock
 GEN=$PWD/$BIN/examples/gen_corpus
 REAL=$PWD/$BIN/examples/real_corpus
+REAL_TREE=$PWD/$BIN/examples/real_tree
 FLOOR=$PWD/$BIN/examples/floor
 
 now() { date +%s%N; }
@@ -101,6 +106,31 @@ audit_row() {
     "$cold" "$(ratio "$cold" "$floor")" "$warm" "$(ratio "$warm" "$floor")" \
     "$edited" "$(ratio "$edited" "$floor")" "$(( rss / 1024 ))"
 }
+
+# The real trees (benches/real_tree.rs): N Czech Markdown files of the real repository
+# with unique footers and its bilingual agenda.json, in each state a repository is in.
+# One tree per N; each state is its lockfile swapped in: none (every repository starts
+# there), the agent's fresh entries, every entry stale, and --offline's entries.
+real_rows() {
+  local n=$1 dir="$WORK/real-tree-$n/tree" states="$WORK/real-tree-$n/states"
+  [ -f "$states/agent.json" ] || "$REAL_TREE" "$WORK/real-tree-$n" "$n" 2>/dev/null
+  local edit="$dir/md/000/000/0000000-deck.md"
+  [ -f "$states/edit.orig" ] || cp "$edit" "$states/edit.orig"
+  # --offline's entries are this binary's: written anew each time.
+  (cd "$dir" && rm -rf .copy-editor.lock.json .lockgraph && "$COPY_AUDIT" --offline --json >/dev/null 2>&1 || true)
+  mv "$dir/.copy-editor.lock.json" "$states/offline.json"
+  for state in none agent stale offline; do
+    rm -f "$dir/.copy-editor.lock.json"
+    [ "$state" = none ] || cp "$states/$state.json" "$dir/.copy-editor.lock.json"
+    audit_row "real $state" "$n" "$dir" "$edit" md json
+    cp "$states/edit.orig" "$edit"
+  done
+  rm -f "$dir/.copy-editor.lock.json"
+}
+
+for n in $REAL_SIZES; do
+  real_rows "$n"
+done
 
 copy_rows "$COPY_SIZES" "$COPY_MISTAKES"
 copy_rows "$HARSH_SIZES" 2
