@@ -58,10 +58,18 @@ pub fn spans_with(
     // Running text (Markdown, plain text) has a language of its own: the one most of its
     // identified text is in. A short paragraph or list item the words cannot settle
     // ("QR cards") takes it rather than the project's default.
+    // Each view is identified at most once: in running text the file's language and each
+    // view's read the same answers; in structured files a view is identified only when
+    // its key path, hint and locale do not settle it.
+    let identified: Vec<Option<&'static str>> = if structured {
+        Vec::new()
+    } else {
+        views.iter().map(|v| identify(&v.text)).collect()
+    };
     let surroundings = if structured {
         None
     } else {
-        file_language(views, identify)
+        file_language(views, &identified)
     };
     let setup = &Setup {
         default_language: surroundings.unwrap_or(setup.default_language),
@@ -72,7 +80,7 @@ pub fn spans_with(
     let code = crate::copy::extract::code_ranges(format, text);
     let mut pieces: Vec<(std::ops::Range<usize>, String, Kind, Option<&str>)> = Vec::new();
     let mut covered_to = 0;
-    for view in views {
+    for (i, view) in views.iter().enumerate() {
         if view.text.trim().is_empty() {
             continue;
         }
@@ -84,7 +92,11 @@ pub fn spans_with(
         let (language, kind) = if structured && looks_like_data(view) {
             ("unknown".to_owned(), Kind::Data)
         } else {
-            (language_of(view, setup, identify).to_owned(), Kind::Prose)
+            let identified = || match identified.get(i) {
+                Some(&known) => known,
+                None => identify(&view.text),
+            };
+            (language_of(view, setup, identified).to_owned(), Kind::Prose)
         };
         let mut at = range.start;
         let inside = code
@@ -132,8 +144,13 @@ pub fn spans_with(
 }
 
 /// The language of a prose view: its key path, the format's hint, the project's locale,
-/// the text, or the default — in that order.
-fn language_of<'s>(view: &'s View, setup: &Setup<'s>, identify: Identifier<'_>) -> &'s str {
+/// the text (`identified`, what the identifier said of it), or the default — in that
+/// order.
+fn language_of<'s>(
+    view: &'s View,
+    setup: &Setup<'s>,
+    identified: impl FnOnce() -> Option<&'static str>,
+) -> &'s str {
     if let Some(code) = view
         .path_hint
         .as_deref()
@@ -147,14 +164,15 @@ fn language_of<'s>(view: &'s View, setup: &Setup<'s>, identify: Identifier<'_>) 
     if let Some(locale) = setup.locale {
         return locale;
     }
-    identify(&view.text).unwrap_or(setup.default_language)
+    identified().unwrap_or(setup.default_language)
 }
 
-/// The language most of the identified text of `views` is in, by characters.
-fn file_language(views: &[View], identify: Identifier<'_>) -> Option<&'static str> {
+/// The language most of the identified text of `views` is in, by characters
+/// (`identified[i]` is what the identifier said of `views[i]`).
+fn file_language(views: &[View], identified: &[Option<&'static str>]) -> Option<&'static str> {
     let mut counts: Vec<(&'static str, usize)> = Vec::new();
-    for view in views {
-        if let Some(language) = identify(&view.text) {
+    for (view, identified) in views.iter().zip(identified) {
+        if let &Some(language) = identified {
             match counts.iter_mut().find(|(l, _)| *l == language) {
                 Some((_, n)) => *n += view.text.len(),
                 None => counts.push((language, view.text.len())),
