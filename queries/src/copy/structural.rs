@@ -57,19 +57,17 @@ pub fn spans_with(
     let structured = matches!(format, Format::Json | Format::Yaml);
     // Running text (Markdown, plain text) has a language of its own: the one most of its
     // identified text is in. A short paragraph or list item the words cannot settle
-    // ("QR cards") takes it rather than the project's default.
-    // Each view is identified at most once: in running text the file's language and each
-    // view's read the same answers; in structured files a view is identified only when
-    // its key path, hint and locale do not settle it.
-    let identified: Vec<Option<&'static str>> = if structured {
-        Vec::new()
+    // ("QR cards") takes it rather than the project's default. Each view is identified at
+    // most once: in running text the file's language and each view's read one answer; in
+    // structured files a view is identified only where its key path, hint and locale
+    // leave the language open.
+    let (identified, surroundings) = if structured {
+        (Vec::new(), None)
     } else {
-        views.iter().map(|v| identify(&v.text)).collect()
-    };
-    let surroundings = if structured {
-        None
-    } else {
-        file_language(views, &identified)
+        let identified: Vec<Option<&'static str>> =
+            views.iter().map(|v| identify(&v.text)).collect();
+        let surroundings = file_language(views, &identified);
+        (identified, surroundings)
     };
     let setup = &Setup {
         default_language: surroundings.unwrap_or(setup.default_language),
