@@ -63,7 +63,7 @@ const REASONS: &[(&str, &str)] = &[
     ),
     (
         "stale-english",
-        "reference defect: a stale or missing file is audited without spans, so Czech rules fire on English text (spec §5); ours audits it with provisional structural spans, and cs-R1b and cs-R8 fire only in text with a Czech diacritic",
+        "reference defect: a stale or missing file is audited without spans, so Czech rules fire on English text (spec §5); ours audits it with provisional structural spans, and cs-R1b and cs-R8 fire only in text that reads as Czech",
     ),
     (
         "stale-gate",
@@ -504,8 +504,8 @@ fn classify(commit: &str, tree: &Tree, diffs: &[Difference]) -> Vec<&'static str
                 return "unexplained";
             }
             // The reference's alone: Czech rules on a stale file's English text, which our
-            // provisional spans tag as another language (or which has no Czech diacritic,
-            // for the two rules that need one).
+            // provisional spans tag as another language (or which does not read as Czech,
+            // for the two rules that ask).
             if d.rule.starts_with("cs-") && unsegmented.contains(&d.file) {
                 let source = match places.get(d.file.as_str()) {
                     Some((placed, _)) => placed.iter().find(|p| p.at == at).map(|p| p.source),
@@ -526,7 +526,8 @@ fn classify(commit: &str, tree: &Tree, diffs: &[Difference]) -> Vec<&'static str
                 let gated = matches!(
                     d.rule.as_str(),
                     "cs-R1b-nbsp-conjunction" | "cs-R8-english-day-month"
-                ) && value.is_some_and(|v| !v.chars().any(is_czech_diacritic));
+                ) && value
+                    .is_some_and(|v| !lockgraph_queries::copy::language::reads_as_czech(v));
                 if provisional.as_deref() != Some("cs") || gated {
                     return "stale-english";
                 }
@@ -576,10 +577,6 @@ fn language_at(spans: &SpanIndex, offset: usize) -> Option<String> {
         Some((Kind::Code | Kind::Data, _)) => None,
         Some((_, language)) => Some(language.to_owned()),
     }
-}
-
-fn is_czech_diacritic(c: char) -> bool {
-    "áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ".contains(c)
 }
 
 /// The fixed list itself: every reason is documented, once.

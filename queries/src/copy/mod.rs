@@ -6,6 +6,7 @@ pub mod config;
 pub mod engine;
 pub mod extract;
 pub mod fix;
+pub mod language;
 pub mod lockfile;
 pub mod rules;
 pub mod source;

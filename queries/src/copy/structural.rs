@@ -21,6 +21,8 @@
 use crate::copy::extract::Format;
 use crate::copy::lockfile::{Field, Kind, Span};
 use crate::copy::view::{View, ViewRole};
+
+pub use crate::copy::language::identify;
 use crate::text::LineIndex;
 
 /// What the structural segmenter knows of the project.
@@ -265,66 +267,6 @@ pub fn looks_like_data(view: &View) -> bool {
     lowercase_word || joined || camel || numeric
 }
 
-/// Czech letters with a diacritic: in a short text, one of them settles Czech against
-/// English.
-fn is_czech_letter(c: char) -> bool {
-    "áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ".contains(c)
-}
-
-/// Frequent short words of each language the scorer knows, lowercase.
-const STOP_WORDS: &[(&str, &[&str])] = &[
-    (
-        "cs",
-        &[
-            "a", "i", "v", "ve", "na", "je", "se", "si", "to", "že", "s", "z", "k", "o", "u", "do",
-            "pro", "jak", "co", "ale", "nebo", "když", "jsou", "jsem", "není", "tak", "po", "při",
-            "od", "za", "jako", "už", "má", "mají", "být", "bude", "které", "který", "která",
-            "také", "jen", "ještě", "než", "aby", "tím", "této", "tento", "jste", "máte", "vás",
-            "nás", "své", "svůj", "podle", "mezi", "bez", "kde",
-        ],
-    ),
-    (
-        "en",
-        &[
-            "the", "a", "an", "and", "or", "of", "to", "in", "is", "are", "for", "with", "on",
-            "that", "this", "it", "you", "your", "we", "be", "not", "as", "at", "by", "from",
-            "what", "how", "can", "will", "do", "does", "if", "then", "when", "who", "into",
-            "about", "their", "they", "our", "has", "have", "was", "were", "which", "there",
-        ],
-    ),
-];
-
-/// The language `text` is written in, of those the scorer knows (Czech and English), when
-/// its words say so clearly: Czech letters with a diacritic and each language's stop
-/// words are counted, and the best language must lead the next by a margin. None for text
-/// too short or too mixed to tell (a name, a title of two words).
-pub fn identify(text: &str) -> Option<&'static str> {
-    let mut scores: Vec<(&'static str, usize)> = Vec::new();
-    for &(code, words) in STOP_WORDS {
-        let mut score = 0;
-        for word in text
-            .split(|c: char| !c.is_alphabetic())
-            .filter(|w| !w.is_empty())
-        {
-            let lower = word.to_lowercase();
-            if words.contains(&lower.as_str()) {
-                score += 2;
-            }
-            if code == "cs" {
-                score += 3 * word.chars().filter(|&c| is_czech_letter(c)).count().min(2);
-            }
-        }
-        scores.push((code, score));
-    }
-    scores.sort_by_key(|&(_, score)| std::cmp::Reverse(score));
-    match scores.as_slice() {
-        [(best, s), rest @ ..] if *s >= 3 && rest.first().is_none_or(|(_, r)| s > &(r + 2)) => {
-            Some(best)
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -438,14 +380,6 @@ mod tests {
         let spans = spans(Format::Script, text, &views, &setup(&declared));
         let langs: Vec<&str> = spans.iter().map(|s| s.language.as_str()).collect();
         assert_eq!(langs, ["cs", "en"]);
-    }
-
-    #[test]
-    fn identify_needs_a_clear_lead() {
-        assert_eq!(identify("Jdu do lesa a pak domů."), Some("cs"));
-        assert_eq!(identify("This is the plan for the day."), Some("en"));
-        assert_eq!(identify("Harness Lab"), None);
-        assert_eq!(identify("Ahoj"), None);
     }
 
     #[test]

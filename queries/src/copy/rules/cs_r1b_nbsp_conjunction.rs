@@ -14,13 +14,15 @@
 //! publishers only require the no-break space after prepositions.
 //!
 //! For the same reason it fires only in a view (a paragraph, a heading, a JSON string)
-//! holding at least one Czech letter with a diacritic. The reviewed lockfile of the real
-//! bilingual repository tags untranslated English strings of its Czech locale as Czech
-//! (`"A team where everyone works…"`, `"I read your check-ins…"`); without the gate each
-//! of them was a finding no Czech editor would act on.
+//! that reads as Czech (`copy::language`): some Czech evidence and no more English, by
+//! its stop words and its letters with a diacritic. The reviewed lockfile of
+//! the real bilingual repository tags untranslated English strings of its Czech locale as
+//! Czech (`"A team where everyone works…"`, `"I read your check-ins…"`); without the gate
+//! each of them was a finding no Czech editor would act on. A Czech heading typed without
+//! a diacritic (`Analogie s motorem a podvozkem`) reads as Czech by its words, and one
+//! whose only listed word is in both languages (`Reveal a reflexe`) keeps its tag.
 
 use super::one_letter::{CONJUNCTIONS, nbsp_hit};
-use super::scan::has_czech_diacritic;
 use super::{Builtin, Declaration, Hit, Matcher, Scans, Severity, Triggers};
 use crate::copy::view::View;
 
@@ -57,7 +59,7 @@ impl Matcher for NbspConjunction {
 
     fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
         let view = scans.view();
-        if !has_czech_diacritic(&view.text) {
+        if !scans.reads_as_czech() {
             return;
         }
         for (letter, space) in scans.standalone() {
@@ -128,11 +130,16 @@ mod tests {
     }
 
     #[test]
-    fn silent_in_a_view_without_a_czech_diacritic() {
+    fn silent_in_a_view_that_does_not_read_as_czech() {
         // Untranslated English in a Czech slot, from the real repository's lockfile.
         let r = rule();
         assert!(hits(&r, "A team where everyone works with agents").is_empty());
         assert!(hits(&r, "I read your check-ins, and a plan").is_empty());
         assert_eq!(starts(&r, "A pak jsme odešli."), vec![0]);
+        // A heading of the real repository (`fabbdb6`), Czech by its words alone.
+        assert_eq!(
+            starts(&r, "Analogie s motorem a podvozkem"),
+            vec!["Analogie s motorem ".len()]
+        );
     }
 }

@@ -10,15 +10,16 @@
 //! The reference implementation fired only in files holding at least one Czech letter
 //! with a diacritic, anywhere in the file. Ours gates on the view instead (a paragraph, a
 //! heading, a JSON string): it fires only where the text is tagged Czech *and* the view
-//! holds a Czech letter with a diacritic. The span's language alone is not evidence
-//! enough: the reviewed lockfile of the real bilingual repository tags untranslated
-//! English strings of its Czech locale as Czech (`"Monday morning you open a fresh
-//! agent…"`), and a finding there is no typographic error. An English string in a file
-//! that also holds Czech no longer fires; a Czech string without a diacritic
-//! (`Deadline: Friday`) does not either.
+//! reads as Czech (`copy::language`) — some Czech evidence and no more English, by stop
+//! words and letters with a diacritic, so `Schůzka v Monday` and `Sejdeme se v Monday`
+//! fire alike. The span's language alone is not evidence enough:
+//! the reviewed lockfile of the real bilingual repository tags untranslated English
+//! strings of its Czech locale as Czech (`"Monday morning you open a fresh agent…"`), and
+//! a finding there is no typographic error. An English string in a file that also holds
+//! Czech no longer fires; a string with no word of either language (`Deadline: Friday`)
+//! does not either.
 
-use super::scan::has_czech_diacritic;
-use super::{Builtin, Declaration, Hit, Matcher, Severity};
+use super::{Builtin, Declaration, Hit, Matcher, Scans, Severity};
 use crate::copy::view::View;
 
 const NAMES: [(&str, &str); 19] = [
@@ -85,10 +86,14 @@ pub struct EnglishDayMonth;
 
 impl Matcher for EnglishDayMonth {
     fn check(&self, view: &View, out: &mut Vec<Hit>) {
-        let text = &view.text;
-        if !has_czech_diacritic(text) {
+        self.check_in(&Scans::new(view), out);
+    }
+
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+        if !scans.reads_as_czech() {
             return;
         }
+        let text = &scans.view().text;
         let bytes = text.as_bytes();
         let word = |c: Option<char>| c.is_some_and(regex_syntax::is_word_character);
         capitalised(bytes, |at| {
@@ -191,11 +196,17 @@ mod tests {
     }
 
     #[test]
-    fn gated_on_a_diacritic_in_the_view() {
+    fn gated_on_the_view_reading_as_czech() {
         // Known defect of the reference: gated on a diacritic anywhere in the file.
         let r = rule();
         assert!(hits(&r, "Monday morning you open a fresh agent").is_empty());
         assert_eq!(starts(&r, "Uzávěrka: Friday"), vec!["Uzávěrka: ".len()]);
+        // Czech by its words, without a diacritic.
+        assert_eq!(
+            starts(&r, "Sejdeme se v Monday"),
+            vec!["Sejdeme se v ".len()]
+        );
+        assert!(hits(&r, "Deadline: Friday").is_empty());
     }
 
     #[test]

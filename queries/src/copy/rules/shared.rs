@@ -27,6 +27,7 @@ pub struct Scans<'v> {
     standalone: OnceCell<Vec<(usize, Range<usize>)>>,
     spaces_before: OnceCell<Vec<(Range<usize>, char)>>,
     triggers: OnceCell<Triggers>,
+    czech: OnceCell<bool>,
 }
 
 impl<'v> Scans<'v> {
@@ -37,12 +38,21 @@ impl<'v> Scans<'v> {
             standalone: OnceCell::new(),
             spaces_before: OnceCell::new(),
             triggers: OnceCell::new(),
+            czech: OnceCell::new(),
         }
     }
 
     /// The view's [`Triggers`]: which rules can hit it at all.
     pub fn triggers(&self) -> Triggers {
         *self.triggers.get_or_init(|| Triggers::of(&self.view.text))
+    }
+
+    /// Whether the view [reads as Czech](crate::copy::language::reads_as_czech): the gate
+    /// of the rules that misfire on English mis-tagged as Czech, asked once per view.
+    pub fn reads_as_czech(&self) -> bool {
+        *self
+            .czech
+            .get_or_init(|| crate::copy::language::reads_as_czech(&self.view.text))
     }
 
     pub fn view(&self) -> &'v View {
