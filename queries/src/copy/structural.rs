@@ -2,7 +2,8 @@
 //! its structure alone — deterministic, no model, no I/O. It is what `--offline` writes
 //! and what the audit uses, provisionally, for a file whose entry is missing or stale.
 //!
-//! Each prose view of the file becomes one span over its source text:
+//! Each prose view of the file is tagged over its source text, and the tags are then made
+//! as compact as the agent writes them ([`pieces`]):
 //!
 //! - **Language.** A key-path segment that is a language code (`meta.en.title`,
 //!   `phases[2].cs.body`; a declared language, or one of [`LANGUAGE_CODES`]) gives the
@@ -19,11 +20,12 @@
 //! default language, and no rule sees them anyway.
 
 use crate::copy::extract::Format;
-use crate::copy::lockfile::{Field, Kind, Span};
+use crate::copy::lockfile::{Field, Kind, Span, SpanIndex};
 use crate::copy::view::{View, ViewRole};
 
 pub use crate::copy::language::identify;
 use crate::text::LineIndex;
+use std::ops::Range;
 
 /// What the structural segmenter knows of the project.
 #[derive(Clone, Debug)]
@@ -38,9 +40,16 @@ pub struct Setup<'a> {
 
 /// The structural spans of a file in `format` whose text is `text` and whose prose views
 /// are `views` (extracted with path hints), sorted and disjoint, as a lockfile entry
-/// holds them.
+/// holds them: see [`pieces`].
 pub fn spans(format: Format, text: &str, views: &[View], setup: &Setup<'_>) -> Vec<Span> {
     spans_with(format, text, views, setup, &identify)
+}
+
+/// The structural spans as the audit reads them, for a file without a fresh entry: the
+/// byte ranges of [`pieces`], never written as lines and columns.
+pub fn span_index(format: Format, text: &str, views: &[View], setup: &Setup<'_>) -> SpanIndex {
+    let pieces = pieces(format, text, views, setup, &identify);
+    SpanIndex::from_ranges(pieces.iter().map(|p| (p.range.clone(), p.kind, p.language)))
 }
 
 /// A language identifier: the language a text is written in, when it can tell.
@@ -56,6 +65,115 @@ pub fn spans_with(
     identify: Identifier<'_>,
 ) -> Vec<Span> {
     let index = LineIndex::new(text);
+    let mut cursor = index.cursor();
+    pieces(format, text, views, setup, identify)
+        .into_iter()
+        .map(|piece| {
+            let start = cursor.line_col(text, piece.range.start);
+            let last = text[..piece.range.end]
+                .char_indices()
+                .next_back()
+                .map_or(0, |(at, _)| at);
+            let end = cursor.line_col(text, last);
+            Span {
+                start_line: start.line,
+                start_column: start.column,
+                end_line: end.line,
+                end_column: end.column,
+                language: piece.language.to_owned(),
+                kind: piece.kind,
+                path_hint: piece
+                    .path_hint
+                    .map_or(Field::Null, |h| Field::Value(h.to_owned())),
+                note: Field::Null,
+            }
+        })
+        .collect()
+}
+
+/// One tagged stretch of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Piece<'a> {
+    /// Bytes of the file, never empty, not ending in a line break.
+    pub range: Range<usize>,
+    pub language: &'a str,
+    pub kind: Kind,
+    pub path_hint: Option<&'a str>,
+}
+
+/// The tagged stretches of a file, sorted and disjoint, as compact as the agent writes
+/// them: a stretch is kept only where it says what the extractor and the config's default
+/// language do not.
+///
+/// Each prose view is tagged ([`language_of`], [`looks_like_data`]) and cut around the
+/// code inside it. Then:
+///
+/// - prose in the default language is left out (the audit reads a gap as the default
+///   language), and so is code (the extractor finds it again, and no rule reads it);
+/// - what is kept — prose in another language, `data` — merges with the kept stretch
+///   before it when both have the same language, kind and path hint and nothing but code
+///   and markup lies between (a paragraph split by inline code, the paragraphs of an
+///   English file);
+/// - running text (Markdown, plain text) with nothing kept is wholly in the default
+///   language, and gets the one whole-file span the agent writes for such a file.
+///
+/// The audit reads every prose character of the compact stretches as it read the full
+/// ones: `compact_stretches_tag_every_prose_character_alike` holds that.
+pub fn pieces<'a>(
+    format: Format,
+    text: &str,
+    views: &'a [View],
+    setup: &Setup<'a>,
+    identify: Identifier<'_>,
+) -> Vec<Piece<'a>> {
+    let mut out: Vec<Piece<'a>> = Vec::new();
+    // Whether default-language prose lies between the last kept stretch and the next.
+    let mut blocked = false;
+    let mut prose_seen = false;
+    for piece in full_pieces(format, text, views, setup, identify) {
+        if piece.kind == Kind::Code {
+            continue;
+        }
+        prose_seen = true;
+        if piece.kind == Kind::Prose && piece.language == setup.default_language {
+            blocked = true;
+            continue;
+        }
+        match out.last_mut() {
+            Some(last)
+                if !blocked
+                    && (last.language, last.kind, last.path_hint)
+                        == (piece.language, piece.kind, piece.path_hint) =>
+            {
+                last.range.end = piece.range.end;
+            }
+            _ => out.push(piece),
+        }
+        blocked = false;
+    }
+    let running_text = matches!(format, Format::Markdown | Format::Mdx | Format::Text);
+    let end = text.trim_end_matches(['\n', '\r']).len();
+    if running_text && out.is_empty() && prose_seen && end > 0 {
+        out.push(Piece {
+            range: 0..end,
+            language: setup.default_language,
+            kind: Kind::Prose,
+            path_hint: None,
+        });
+    }
+    out
+}
+
+/// Every tagged stretch of a file, before [`pieces`] compacts them: each prose view's,
+/// cut around the code inside it, and the code. Public for the test that holds the
+/// compact pieces to these on the real trees.
+pub fn full_pieces<'a>(
+    format: Format,
+    text: &str,
+    views: &'a [View],
+    setup: &Setup<'a>,
+    identify: Identifier<'_>,
+) -> Vec<Piece<'a>> {
     let structured = matches!(format, Format::Json | Format::Yaml);
     // Running text (Markdown, plain text) has a language of its own: the one most of its
     // identified text is in. A short paragraph or list item the words cannot settle
@@ -75,10 +193,8 @@ pub fn spans_with(
         default_language: surroundings.unwrap_or(setup.default_language),
         ..setup.clone()
     };
-    // Tagged stretches of the text: each view's, cut around the code inside it (inline
-    // code splits a paragraph into prose, code, prose), and the code itself.
     let code = crate::copy::extract::code_ranges(format, text);
-    let mut pieces: Vec<(std::ops::Range<usize>, String, Kind, Option<&str>)> = Vec::new();
+    let mut pieces: Vec<Piece<'a>> = Vec::new();
     let mut covered_to = 0;
     for (i, view) in views.iter().enumerate() {
         if view.text.trim().is_empty() {
@@ -90,14 +206,15 @@ pub fn spans_with(
         }
         covered_to = range.end;
         let (language, kind) = if structured && looks_like_data(view) {
-            ("unknown".to_owned(), Kind::Data)
+            ("unknown", Kind::Data)
         } else {
             let identified = || match identified.get(i) {
                 Some(&known) => known,
                 None => identify(&view.text),
             };
-            (language_of(view, setup, identified).to_owned(), Kind::Prose)
+            (language_of(view, setup, identified), Kind::Prose)
         };
+        let path_hint = view.path_hint.as_deref();
         let mut at = range.start;
         let inside = code
             .iter()
@@ -105,40 +222,34 @@ pub fn spans_with(
         for cut in inside.chain([&(range.end..range.end)]) {
             let prose = at..cut.start.max(at).min(range.end);
             if !text[prose.clone()].trim().is_empty() {
-                pieces.push((prose, language.clone(), kind, view.path_hint.as_deref()));
+                pieces.push(Piece {
+                    range: prose,
+                    language,
+                    kind,
+                    path_hint,
+                });
             }
             at = at.max(cut.end);
         }
     }
-    pieces.extend(
-        code.iter()
-            .map(|c| (c.clone(), "unknown".to_owned(), Kind::Code, None)),
-    );
-    pieces.sort_by_key(|(range, ..)| range.start);
+    pieces.extend(code.iter().map(|c| Piece {
+        range: c.clone(),
+        language: "unknown",
+        kind: Kind::Code,
+        path_hint: None,
+    }));
+    pieces.sort_by_key(|p| p.range.start);
     let mut out = Vec::with_capacity(pieces.len());
     let mut end_of_last = 0;
-    for (range, language, kind, path_hint) in pieces {
+    for mut piece in pieces {
         // Without the line break a code block ends with, and never overlapping.
-        let trimmed = text[range.clone()].trim_end_matches(['\n', '\r']);
-        let range = range.start..range.start + trimmed.len();
-        if range.start < end_of_last || range.is_empty() {
+        let trimmed = text[piece.range.clone()].trim_end_matches(['\n', '\r']);
+        piece.range.end = piece.range.start + trimmed.len();
+        if piece.range.start < end_of_last || piece.range.is_empty() {
             continue;
         }
-        end_of_last = range.end;
-        let start = index.line_col(text, range.start);
-        let end = index
-            .last_char_at(text, range.end)
-            .expect("a non-empty range has a last character");
-        out.push(Span {
-            start_line: start.line,
-            start_column: start.column,
-            end_line: end.line,
-            end_column: end.column,
-            language,
-            kind,
-            path_hint: path_hint.map_or(Field::Null, |h| Field::Value(h.to_owned())),
-            note: Field::Null,
-        });
+        end_of_last = piece.range.end;
+        out.push(piece);
     }
     out
 }
@@ -284,6 +395,14 @@ mod tests {
         }
     }
 
+    /// `(range, language, kind)` of pieces, for comparing.
+    fn tags<'a>(pieces: &[Piece<'a>]) -> Vec<(Range<usize>, &'a str, Kind)> {
+        pieces
+            .iter()
+            .map(|p| (p.range.clone(), p.language, p.kind))
+            .collect()
+    }
+
     #[test]
     fn json_strings_take_their_key_paths_language_and_data_is_data() {
         let text = r#"{
@@ -304,13 +423,12 @@ mod tests {
                 (s.language.as_str(), s.kind, hint)
             })
             .collect();
+        // The Czech strings are in the default language: a gap says so.
         assert_eq!(
             tags,
             [
                 ("en", Kind::Prose, "meta.en.title".to_owned()),
                 ("en", Kind::Prose, "meta.en.subtitle".to_owned()),
-                ("cs", Kind::Prose, "meta.cs.title".to_owned()),
-                ("cs", Kind::Prose, "meta.cs.subtitle".to_owned()),
                 ("unknown", Kind::Data, "blocks[0].id".to_owned()),
                 ("unknown", Kind::Data, "blocks[0].type".to_owned()),
                 ("unknown", Kind::Data, "blocks[0].time".to_owned()),
@@ -319,6 +437,12 @@ mod tests {
         // The span is the string's content, line and UTF-16 columns.
         assert_eq!((spans[0].start_line, spans[0].start_column), (3, 23));
         assert_eq!((spans[0].end_line, spans[0].end_column), (3, 33));
+        let full = full_pieces(Format::Json, text, &views, &setup(&declared), &identify);
+        let languages: Vec<&str> = full.iter().map(|p| p.language).collect();
+        assert_eq!(
+            languages,
+            ["en", "en", "cs", "cs", "unknown", "unknown", "unknown"]
+        );
     }
 
     #[test]
@@ -327,21 +451,36 @@ mod tests {
                     The agent reads the repository and writes a plan.\n\nHarness Lab\n";
         let views = extract(Format::Markdown, text).unwrap();
         let declared = langs();
-        let spans = spans(Format::Markdown, text, &views, &setup(&declared));
-        let langs: Vec<&str> = spans.iter().map(|s| s.language.as_str()).collect();
+        let full = full_pieces(Format::Markdown, text, &views, &setup(&declared), &identify);
+        let languages: Vec<&str> = full.iter().map(|p| p.language).collect();
         // A name says nothing: the language of most of the file.
-        assert_eq!(langs, ["cs", "cs", "en", "cs"]);
+        assert_eq!(languages, ["cs", "cs", "en", "cs"]);
+        // Compact: only the English paragraph says what the default does not.
+        let english_paragraph = text.find("The agent").unwrap();
+        let compact = pieces(Format::Markdown, text, &views, &setup(&declared), &identify);
+        assert_eq!(
+            tags(&compact),
+            [(english_paragraph..english_paragraph + 49, "en", Kind::Prose)]
+        );
+        // An English file: its paragraphs merge across the markup between them.
         let english =
             "# Materials\n\nThis directory is for the assets of the workshop.\n\n- QR cards\n";
         let views = extract(Format::Markdown, english).unwrap();
-        let spans = super::spans(Format::Markdown, english, &views, &setup(&declared));
-        assert!(spans.iter().all(|s| s.language == "en"), "{spans:?}");
+        let compact = pieces(
+            Format::Markdown,
+            english,
+            &views,
+            &setup(&declared),
+            &identify,
+        );
+        assert_eq!(tags(&compact), [(2..english.len() - 1, "en", Kind::Prose)]);
         let with_locale = Setup {
             locale: Some("en"),
             ..setup(&declared)
         };
-        let spans = super::spans(Format::Markdown, text, &views, &with_locale);
-        assert!(spans.iter().all(|s| s.language == "en"));
+        let views = extract(Format::Markdown, text).unwrap();
+        let compact = pieces(Format::Markdown, text, &views, &with_locale, &identify);
+        assert_eq!(tags(&compact), [(2..text.len() - 1, "en", Kind::Prose)]);
     }
 
     #[test]
@@ -350,6 +489,22 @@ mod tests {
         let text = "Spusťte `npm install` a pak pokračujte.\n\n```sh\nnpm test\n```\n";
         let views = extract(Format::Markdown, text).unwrap();
         let declared = langs();
+        let full = full_pieces(Format::Markdown, text, &views, &setup(&declared), &identify);
+        let prose = text.find(" a pak").unwrap();
+        assert_eq!(
+            tags(&full),
+            [
+                (0..text.find('`').unwrap(), "cs", Kind::Prose),
+                (text.find('`').unwrap()..prose, "unknown", Kind::Code),
+                (prose..text.find(".\n").unwrap() + 1, "cs", Kind::Prose),
+                (
+                    text.find("```").unwrap()..text.len() - 1,
+                    "unknown",
+                    Kind::Code
+                ),
+            ]
+        );
+        // Wholly Czech: the one whole-file span the agent writes.
         let spans = spans(Format::Markdown, text, &views, &setup(&declared));
         let got: Vec<_> = spans
             .iter()
@@ -358,17 +513,20 @@ mod tests {
                 (at, s.language.as_str(), s.kind)
             })
             .collect();
-        assert_eq!(
-            got,
-            [
-                ((1, 1, 1, 8), "cs", Kind::Prose),
-                ((1, 9, 1, 21), "unknown", Kind::Code),
-                ((1, 22, 1, 39), "cs", Kind::Prose),
-                ((3, 1, 5, 3), "unknown", Kind::Code),
-            ]
-        );
+        assert_eq!(got, [((1, 1, 5, 3), "cs", Kind::Prose)]);
         crate::copy::lockfile::fit_spans_for_add(text, &LineIndex::new(text), &spans)
             .expect("valid as an entry");
+    }
+
+    #[test]
+    fn an_english_paragraph_split_by_code_is_one_span() {
+        let text = "# Úvod\n\nDnes se podíváme na to, jak pracovat s agenty.\n\n\
+                    Run `npm test` and then the agent writes the plan.\n";
+        let views = extract(Format::Markdown, text).unwrap();
+        let declared = langs();
+        let compact = pieces(Format::Markdown, text, &views, &setup(&declared), &identify);
+        let start = text.find("Run").unwrap();
+        assert_eq!(tags(&compact), [(start..text.len() - 1, "en", Kind::Prose)]);
     }
 
     #[test]
@@ -377,9 +535,80 @@ mod tests {
             "const a = 'Jdu do lesa a pak domů.';\nconst b = 'This is the plan for the day.';\n";
         let views = extract(Format::Script, text).unwrap();
         let declared = langs();
-        let spans = spans(Format::Script, text, &views, &setup(&declared));
-        let langs: Vec<&str> = spans.iter().map(|s| s.language.as_str()).collect();
-        assert_eq!(langs, ["cs", "en"]);
+        let full = full_pieces(Format::Script, text, &views, &setup(&declared), &identify);
+        let languages: Vec<&str> = full.iter().map(|p| p.language).collect();
+        assert_eq!(languages, ["cs", "en"]);
+        // Code is no running text: a wholly Czech script file gets no span at all.
+        let compact = pieces(Format::Script, text, &views, &setup(&declared), &identify);
+        assert_eq!(compact.len(), 1);
+        assert_eq!(
+            &text[compact[0].range.clone()],
+            "This is the plan for the day."
+        );
+        let czech = "const a = 'Jdu do lesa a pak domů.';\n";
+        let views = extract(Format::Script, czech).unwrap();
+        assert!(pieces(Format::Script, czech, &views, &setup(&declared), &identify).is_empty());
+    }
+
+    /// What the audit does with a prose character: no rule (code, data), or one language's.
+    fn class(index: &SpanIndex, at: usize, default: &str) -> Option<String> {
+        match index.at(at) {
+            None => Some(default.to_owned()),
+            Some((Kind::Code | Kind::Data, _)) => None,
+            Some((_, language)) => Some(language.to_owned()),
+        }
+    }
+
+    /// Compact pieces tag every prose character as the full ones do.
+    pub(crate) fn assert_compact_is_equivalent(format: Format, text: &str, setup: &Setup<'_>) {
+        let views = extract(format, text).unwrap();
+        let index = |pieces: Vec<Piece<'_>>| {
+            SpanIndex::from_ranges(pieces.iter().map(|p| (p.range.clone(), p.kind, p.language)))
+        };
+        let full = index(full_pieces(format, text, &views, setup, &identify));
+        let compact = index(pieces(format, text, &views, setup, &identify));
+        for view in &views {
+            for (i, c) in view.text.char_indices() {
+                if c == '\u{FFFC}' {
+                    continue; // the placeholder of inline code: no prose character
+                }
+                let at = view.source_offset(i);
+                let default = setup.default_language;
+                assert_eq!(
+                    class(&compact, at, default),
+                    class(&full, at, default),
+                    "{format:?} at {at} of {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn compact_stretches_tag_every_prose_character_alike() {
+        let declared = langs();
+        let texts = [
+            (
+                Format::Markdown,
+                "# Úvod\n\nDnes se podíváme na to, jak pracovat s agenty.\n\n\
+                The agent reads the repository and writes a plan.\n\nHarness Lab\n",
+            ),
+            (
+                Format::Markdown,
+                "Run `npm test` and the agent writes `plan.md` for you.\n\n\
+                A pak `npm` spusťte znovu.\n\n| a | b |\n|---|---|\n| the plan | je tu |\n",
+            ),
+            (
+                Format::Json,
+                r#"{"en": {"a": "The plan for the day", "b": "and the next"}, "cs": {"a": "Plán"}, "id": "x-y"}"#,
+            ),
+            (
+                Format::Script,
+                "const a = 'Jdu do lesa a pak domů.';\nconst b = 'This is the plan for the day.';\n",
+            ),
+        ];
+        for (format, text) in texts {
+            assert_compact_is_equivalent(format, text, &setup(&declared));
+        }
     }
 
     #[test]

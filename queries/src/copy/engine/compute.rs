@@ -196,6 +196,10 @@ fn provisional_spans(i: &impl FileInputs) -> Option<SpanIndex> {
         default_language: &i.setup().default_language,
         locale: i.locale(),
     };
-    let spans = crate::copy::structural::spans(i.format(), text, views, &setup);
-    SpanIndex::new(text, i.line_index(), &spans).ok()
+    Some(crate::copy::structural::span_index(
+        i.format(),
+        text,
+        views,
+        &setup,
+    ))
 }

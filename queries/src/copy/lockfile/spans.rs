@@ -219,6 +219,33 @@ impl SpanIndex {
         Ok(SpanIndex { ranges, languages })
     }
 
+    /// From byte ranges already sorted, disjoint and non-empty, as the structural
+    /// segmenter computes them: no line or column is ever written or read back.
+    pub fn from_ranges<'l>(
+        ranges: impl IntoIterator<Item = (Range<usize>, Kind, &'l str)>,
+    ) -> Self {
+        let mut languages: Vec<String> = Vec::new();
+        let ranges = ranges
+            .into_iter()
+            .map(|(range, kind, language)| {
+                let at = match languages.iter().position(|l| l == language) {
+                    Some(at) => at,
+                    None => {
+                        languages.push(language.to_owned());
+                        languages.len() - 1
+                    }
+                };
+                (range, kind, at as u32)
+            })
+            .collect::<Vec<_>>();
+        debug_assert!(
+            ranges
+                .windows(2)
+                .all(|w| w[0].0.end <= w[1].0.start && !w[0].0.is_empty())
+        );
+        SpanIndex { ranges, languages }
+    }
+
     fn language(&self, at: u32) -> &str {
         &self.languages[at as usize]
     }
