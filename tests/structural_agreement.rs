@@ -122,7 +122,7 @@ fn structural_spans_agree_with_the_reviewed_agent_spans() {
             // The audit reads the compact spans as it read the full ones, and reads the
             // lines and columns written as the byte ranges it computed.
             let full =
-                structural::full_pieces(format, &text, &views, &setup, &structural::identify);
+                structural::full_pieces(format, &text, &views, &setup, &structural::identify_view);
             let full =
                 SpanIndex::from_ranges(full.iter().map(|p| (p.range.clone(), p.kind, p.language)));
             let direct = structural::span_index(format, &text, &views, &setup);
@@ -136,7 +136,8 @@ fn structural_spans_agree_with_the_reviewed_agent_spans() {
             let agent = SpanIndex::new(&text, &index, &entry.spans).unwrap();
             let ours = SpanIndex::new(&text, &index, &ours).expect("structural spans are valid");
             let (a, t) = agreement(&text, format, &agent, &ours);
-            let theirs = structural::spans_with(format, &text, &views, &setup, &whatlang);
+            let theirs =
+                structural::spans_with(format, &text, &views, &setup, &|v| whatlang(&v.text));
             let theirs = SpanIndex::new(&text, &index, &theirs).unwrap();
             let theirs = agreement(&text, format, &agent, &theirs).0;
             agree_whatlang += theirs;

@@ -27,68 +27,112 @@ pub struct Evidence {
 /// language is a tie; a lone `Ahoj` or a name says nothing). None for text too short or
 /// too mixed to tell.
 pub fn identify(text: &str) -> Option<&'static str> {
-    let Evidence { czech, english } = evidence(text);
-    let (best, score, other) = if czech >= english {
-        ("cs", czech, english)
-    } else {
-        ("en", english, czech)
-    };
-    (score >= 3 && score > other + 2).then_some(best)
+    evidence(text).language()
 }
 
-/// Whether `text`, already tagged Czech, reads as Czech: some Czech evidence and no more
-/// English. A weaker test than [`identify`]'s clear lead, because the tag is evidence too:
-/// a tie (`Reveal a reflexe`, whose one listed word `a` is English as well) keeps it. A
-/// Czech heading without a diacritic passes on its words, an untranslated English string
-/// of a Czech locale (`A team where everyone works…`) does not, and neither does text
-/// with no word of either language (`Deadline: Friday`).
+/// Whether `text`, already tagged Czech, reads as Czech: see [`Evidence::reads_as_czech`].
 pub fn reads_as_czech(text: &str) -> bool {
-    let Evidence { czech, english } = evidence(text);
-    czech > 0 && czech >= english
+    evidence(text).reads_as_czech()
+}
+
+impl Evidence {
+    /// The language of text with this evidence, when it is clear: see [`identify`].
+    pub fn language(self) -> Option<&'static str> {
+        let Evidence { czech, english } = self;
+        let (best, score, other) = if czech >= english {
+            ("cs", czech, english)
+        } else {
+            ("en", english, czech)
+        };
+        (score >= 3 && score > other + 2).then_some(best)
+    }
+
+    /// Whether text already tagged Czech reads as Czech: some Czech evidence and no more
+    /// English. A weaker test than [`identify`]'s clear lead, because the tag is evidence
+    /// too: a tie (`Reveal a reflexe`, whose one listed word `a` is English as well) keeps
+    /// it. A Czech heading without a diacritic passes on its words, an untranslated
+    /// English string of a Czech locale (`A team where everyone works…`) does not, and
+    /// neither does text with no word of either language (`Deadline: Friday`).
+    pub fn reads_as_czech(self) -> bool {
+        self.czech > 0 && self.czech >= self.english
+    }
 }
 
 /// The evidence of every word of `text` (a word: a run of letters and digits, with an
 /// apostrophe inside it kept, so `it's` is one English word and not `it` and the Czech
 /// `s`). Words with a digit (`v2`, `H1`) are not words of either language.
+///
+/// Read a byte at a time: ASCII by a class table, the two-byte Czech letters by their
+/// two bytes, and only other non-ASCII characters (punctuation, other scripts) decoded.
 pub fn evidence(text: &str) -> Evidence {
+    let bytes = text.as_bytes();
     let mut out = Evidence::default();
     let mut word = Word::default();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_ascii() {
-            let b = c as u8;
-            if b.is_ascii_alphabetic() {
-                word.capital |= word.len == 0 && b.is_ascii_uppercase();
-                word.push(b.to_ascii_lowercase());
-                continue;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            i += 1;
+            match ASCII[b as usize] {
+                LOWER => word.push(b),
+                UPPER => {
+                    word.capital |= word.len == 0;
+                    word.push(b | 0x20);
+                }
+                DIGIT => {
+                    word.digit = true;
+                    word.len += 1;
+                }
+                _ if b == b'\'' && word.len > 0 && starts_letter(&text[i..]) => word.push(b'\''),
+                _ => word.finish(&mut out),
             }
-            if b.is_ascii_digit() {
-                word.digit = true;
-                word.len += 1;
-                continue;
-            }
-            if b == b'\'' && word.len > 0 && chars.peek().is_some_and(|c| c.is_alphabetic()) {
-                word.push(b'\'');
-                continue;
-            }
-        } else if let Some(base) = fold_czech(c) {
+            continue;
+        }
+        if let Some(base) = bytes.get(i + 1).and_then(|&next| fold_czech(b, next)) {
+            i += 2;
             word.push(base);
             word.diacritics += 1;
             continue;
-        } else if c == '\u{2019}' && word.len > 0 && chars.peek().is_some_and(|c| c.is_alphabetic())
-        {
+        }
+        let c = text[i..].chars().next().expect("a character starts here");
+        i += c.len_utf8();
+        if c == '\u{2019}' && word.len > 0 && starts_letter(&text[i..]) {
             word.push(b'\'');
-            continue;
         } else if c.is_alphanumeric() {
             word.foreign = true;
             word.len += 1;
-            continue;
+        } else {
+            word.finish(&mut out);
         }
-        word.finish(&mut out);
     }
     word.finish(&mut out);
     out
 }
+
+fn starts_letter(text: &str) -> bool {
+    text.chars().next().is_some_and(char::is_alphabetic)
+}
+
+const OTHER: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 3;
+
+/// The class of each ASCII byte.
+static ASCII: [u8; 128] = {
+    let mut table = [OTHER; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = match b as u8 {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            _ => OTHER,
+        };
+        b += 1;
+    }
+    table
+};
 
 /// The word being read: its folded bytes packed big-endian while they fit.
 #[derive(Default)]
@@ -105,6 +149,7 @@ struct Word {
 }
 
 impl Word {
+    #[inline]
     fn push(&mut self, byte: u8) {
         if self.len < 8 {
             self.key |= u64::from(byte) << (56 - 8 * self.len);
@@ -112,40 +157,48 @@ impl Word {
         self.len += 1;
     }
 
+    #[inline]
     fn finish(&mut self, out: &mut Evidence) {
-        if self.len > 0 {
-            out.czech += 3 * self.diacritics.min(2);
-            if self.len <= 8 && !self.digit && !self.foreign {
-                let languages = match self.len == 1 && self.capital {
-                    // The English article and pronoun begin a sentence as often as not;
-                    // the Czech conjunctions mostly stand inside one, lowercase.
-                    true if matches!(self.key >> 56, 0x61 | 0x69) => EN,
-                    _ => lookup(self.key),
-                };
-                out.czech += 2 * u32::from(languages & CS != 0);
-                out.english += 2 * u32::from(languages & EN != 0);
-            }
+        if self.len == 0 {
+            return;
+        }
+        out.czech += 3 * self.diacritics.min(2);
+        if self.len <= 8 && !self.digit && !self.foreign {
+            let languages = match self.len == 1 && self.capital {
+                // The English article and pronoun begin a sentence as often as not;
+                // the Czech conjunctions mostly stand inside one, lowercase.
+                true if matches!(self.key >> 56, 0x61 | 0x69) => EN,
+                _ => lookup(self.key, self.len),
+            };
+            out.czech += 2 * u32::from(languages & CS != 0);
+            out.english += 2 * u32::from(languages & EN != 0);
         }
         *self = Word::default();
     }
 }
 
-/// The base letter of a Czech letter with a diacritic, lowercase.
-fn fold_czech(c: char) -> Option<u8> {
-    Some(match c {
-        'á' | 'Á' => b'a',
-        'č' | 'Č' => b'c',
-        'ď' | 'Ď' => b'd',
-        'é' | 'É' | 'ě' | 'Ě' => b'e',
-        'í' | 'Í' => b'i',
-        'ň' | 'Ň' => b'n',
-        'ó' | 'Ó' => b'o',
-        'ř' | 'Ř' => b'r',
-        'š' | 'Š' => b's',
-        'ť' | 'Ť' => b't',
-        'ú' | 'Ú' | 'ů' | 'Ů' => b'u',
-        'ý' | 'Ý' => b'y',
-        'ž' | 'Ž' => b'z',
+/// The base letter of a Czech letter with a diacritic, lowercase, from its two UTF-8
+/// bytes.
+fn fold_czech(lead: u8, next: u8) -> Option<u8> {
+    Some(match (lead, next) {
+        // á Á, é É, í Í, ó Ó, ú Ú, ý Ý
+        (0xC3, 0xA1 | 0x81) => b'a',
+        (0xC3, 0xA9 | 0x89) => b'e',
+        (0xC3, 0xAD | 0x8D) => b'i',
+        (0xC3, 0xB3 | 0x93) => b'o',
+        (0xC3, 0xBA | 0x9A) => b'u',
+        (0xC3, 0xBD | 0x9D) => b'y',
+        // Č č Ď ď Ě ě
+        (0xC4, 0x8C | 0x8D) => b'c',
+        (0xC4, 0x8E | 0x8F) => b'd',
+        (0xC4, 0x9A | 0x9B) => b'e',
+        // Ň ň Ř ř Š š Ť ť Ů ů Ž ž
+        (0xC5, 0x87 | 0x88) => b'n',
+        (0xC5, 0x98 | 0x99) => b'r',
+        (0xC5, 0xA0 | 0xA1) => b's',
+        (0xC5, 0xA4 | 0xA5) => b't',
+        (0xC5, 0xAE | 0xAF) => b'u',
+        (0xC5, 0xBD | 0xBE) => b'z',
         _ => return None,
     })
 }
@@ -367,8 +420,28 @@ const fn pack(word: &[u8]) -> u64 {
     key
 }
 
-/// The languages of the folded word packed as `key`: `CS`, `EN`, both, or neither (0).
-fn lookup(key: u64) -> u8 {
+/// For each word length 1 to 8, the first letters of the table's words of that length
+/// (bit `c - b'a'`): most words of prose are no stop word, and this tells most of them
+/// without a search.
+static FIRST_LETTERS: [u32; 9] = {
+    let mut masks = [0u32; 9];
+    let mut i = 0;
+    while i < WORDS.len() {
+        let word = WORDS[i].0.as_bytes();
+        masks[word.len()] |= 1 << (word[0] - b'a');
+        i += 1;
+    }
+    masks
+};
+
+/// The languages of the folded word of `len` bytes packed as `key`: `CS`, `EN`, both, or
+/// neither (0).
+#[inline]
+fn lookup(key: u64, len: u32) -> u8 {
+    let first = (key >> 56) as u8;
+    if !first.is_ascii_lowercase() || FIRST_LETTERS[len as usize] & (1 << (first - b'a')) == 0 {
+        return 0;
+    }
     KEYS.binary_search(&key).map_or(0, |i| WORDS[i].1)
 }
 
@@ -392,10 +465,132 @@ mod tests {
                 "{word}"
             );
             assert!((1..=3).contains(languages), "{word}");
-            assert_eq!(lookup(pack(word.as_bytes())), *languages, "{word}");
+            assert_eq!(
+                lookup(pack(word.as_bytes()), word.len() as u32),
+                *languages,
+                "{word}"
+            );
         }
         // Packing keeps the bytewise order: a search over the keys is one over the words.
         assert!(KEYS.windows(2).all(|k| k[0] < k[1]));
+    }
+
+    /// The definition [`evidence`] reads bytes for: words split at characters, each
+    /// lowercased and folded, then the same counting.
+    fn evidence_by_chars(text: &str) -> Evidence {
+        let mut out = Evidence::default();
+        let chars: Vec<char> = text.chars().collect();
+        let mut word = String::new();
+        let mut flush = |word: &mut String| {
+            if word.is_empty() {
+                return;
+            }
+            let diacritics = word.chars().filter(|c| fold_char(*c).is_some()).count() as u32;
+            out.czech += 3 * diacritics.min(2);
+            let folded: Option<String> = word
+                .chars()
+                .map(|c| match c {
+                    'a'..='z' | '\'' => Some(c),
+                    'A'..='Z' => Some(c.to_ascii_lowercase()),
+                    '\u{2019}' => Some('\''),
+                    _ => fold_char(c).map(char::from),
+                })
+                .collect();
+            if let Some(folded) = folded.filter(|f| f.len() <= 8) {
+                let languages = if ["A", "I"].contains(&word.as_str()) {
+                    EN
+                } else {
+                    WORDS
+                        .iter()
+                        .find(|(w, _)| *w == folded)
+                        .map_or(0, |(_, l)| *l)
+                };
+                out.czech += 2 * u32::from(languages & CS != 0);
+                out.english += 2 * u32::from(languages & EN != 0);
+            }
+            word.clear();
+        };
+        for (i, &c) in chars.iter().enumerate() {
+            let apostrophe = matches!(c, '\'' | '\u{2019}')
+                && !word.is_empty()
+                && chars.get(i + 1).is_some_and(|n| n.is_alphabetic());
+            if c.is_alphanumeric() || apostrophe {
+                word.push(c);
+            } else {
+                flush(&mut word);
+            }
+        }
+        flush(&mut word);
+        out
+    }
+
+    fn fold_char(c: char) -> Option<u8> {
+        let mut utf8 = [0; 4];
+        let bytes = c.encode_utf8(&mut utf8).as_bytes();
+        (bytes.len() == 2)
+            .then(|| fold_czech(bytes[0], bytes[1]))
+            .flatten()
+    }
+
+    const PIECES: &[&str] = &[
+        "a",
+        "A",
+        "i",
+        "I",
+        "to",
+        "The",
+        "že",
+        "ŽE",
+        "s",
+        "it",
+        "'",
+        "’",
+        "s ",
+        " ",
+        ".",
+        "v2",
+        "über",
+        "ж",
+        "protože",
+        "protozeee",
+        "ř",
+        "Ů",
+        "–",
+        "„",
+        "1",
+        "\u{a0}",
+        "nebo",
+        "with",
+        "x",
+        "e\u{301}",
+        "日本",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn evidence_by_bytes_is_evidence_by_characters(
+            picks in proptest::collection::vec(0..PIECES.len(), 0..30),
+        ) {
+            let text: String = picks.iter().map(|&i| PIECES[i]).collect();
+            proptest::prop_assert_eq!(evidence(&text), evidence_by_chars(&text), "{:?}", text);
+        }
+    }
+
+    /// The two-byte reading of the Czech letters is the characters' own.
+    #[test]
+    fn czech_letters_fold_by_their_bytes() {
+        let letters = "áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ";
+        let bases = "acdeeinorstuuyzacdeeinorstuuyz";
+        for (c, base) in letters.chars().zip(bases.bytes()) {
+            let mut utf8 = [0; 4];
+            let bytes = c.encode_utf8(&mut utf8).as_bytes();
+            assert_eq!(fold_czech(bytes[0], bytes[1]), Some(base), "{c}");
+        }
+        for c in "äöüßñøłżźćńśęąàèìòùâêîôûœæçğışĺľŕ".chars() {
+            let mut utf8 = [0; 4];
+            let bytes = c.encode_utf8(&mut utf8).as_bytes();
+            assert_eq!(fold_czech(bytes[0], bytes[1]), None, "{c}");
+        }
     }
 
     #[test]

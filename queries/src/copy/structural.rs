@@ -42,18 +42,24 @@ pub struct Setup<'a> {
 /// are `views` (extracted with path hints), sorted and disjoint, as a lockfile entry
 /// holds them: see [`pieces`].
 pub fn spans(format: Format, text: &str, views: &[View], setup: &Setup<'_>) -> Vec<Span> {
-    spans_with(format, text, views, setup, &identify)
+    spans_with(format, text, views, setup, &identify_view)
 }
 
 /// The structural spans as the audit reads them, for a file without a fresh entry: the
 /// byte ranges of [`pieces`], never written as lines and columns.
 pub fn span_index(format: Format, text: &str, views: &[View], setup: &Setup<'_>) -> SpanIndex {
-    let pieces = pieces(format, text, views, setup, &identify);
+    let pieces = pieces(format, text, views, setup, &identify_view);
     SpanIndex::from_ranges(pieces.iter().map(|p| (p.range.clone(), p.kind, p.language)))
 }
 
-/// A language identifier: the language a text is written in, when it can tell.
-pub type Identifier<'i> = &'i dyn Fn(&str) -> Option<&'static str>;
+/// A language identifier: the language a view's text is written in, when it can tell.
+pub type Identifier<'i> = &'i dyn Fn(&View) -> Option<&'static str>;
+
+/// Ours: the [language](crate::copy::language) of the view's evidence, counted once per
+/// view and shared with the rules' Czech gate.
+pub fn identify_view(view: &View) -> Option<&'static str> {
+    view.evidence().language()
+}
 
 /// [`spans`] with another language identifier than [`identify`]: how the choice of ours
 /// over a general-purpose crate is measured (`tests/structural_agreement.rs`).
@@ -184,8 +190,7 @@ pub fn full_pieces<'a>(
     let (identified, surroundings) = if structured {
         (Vec::new(), None)
     } else {
-        let identified: Vec<Option<&'static str>> =
-            views.iter().map(|v| identify(&v.text)).collect();
+        let identified: Vec<Option<&'static str>> = views.iter().map(identify).collect();
         let surroundings = file_language(views, &identified);
         (identified, surroundings)
     };
@@ -210,7 +215,7 @@ pub fn full_pieces<'a>(
         } else {
             let identified = || match identified.get(i) {
                 Some(&known) => known,
-                None => identify(&view.text),
+                None => identify(view),
             };
             (language_of(view, setup, identified), Kind::Prose)
         };
@@ -437,7 +442,13 @@ mod tests {
         // The span is the string's content, line and UTF-16 columns.
         assert_eq!((spans[0].start_line, spans[0].start_column), (3, 23));
         assert_eq!((spans[0].end_line, spans[0].end_column), (3, 33));
-        let full = full_pieces(Format::Json, text, &views, &setup(&declared), &identify);
+        let full = full_pieces(
+            Format::Json,
+            text,
+            &views,
+            &setup(&declared),
+            &identify_view,
+        );
         let languages: Vec<&str> = full.iter().map(|p| p.language).collect();
         assert_eq!(
             languages,
@@ -451,13 +462,25 @@ mod tests {
                     The agent reads the repository and writes a plan.\n\nHarness Lab\n";
         let views = extract(Format::Markdown, text).unwrap();
         let declared = langs();
-        let full = full_pieces(Format::Markdown, text, &views, &setup(&declared), &identify);
+        let full = full_pieces(
+            Format::Markdown,
+            text,
+            &views,
+            &setup(&declared),
+            &identify_view,
+        );
         let languages: Vec<&str> = full.iter().map(|p| p.language).collect();
         // A name says nothing: the language of most of the file.
         assert_eq!(languages, ["cs", "cs", "en", "cs"]);
         // Compact: only the English paragraph says what the default does not.
         let english_paragraph = text.find("The agent").unwrap();
-        let compact = pieces(Format::Markdown, text, &views, &setup(&declared), &identify);
+        let compact = pieces(
+            Format::Markdown,
+            text,
+            &views,
+            &setup(&declared),
+            &identify_view,
+        );
         assert_eq!(
             tags(&compact),
             [(english_paragraph..english_paragraph + 49, "en", Kind::Prose)]
@@ -471,7 +494,7 @@ mod tests {
             english,
             &views,
             &setup(&declared),
-            &identify,
+            &identify_view,
         );
         assert_eq!(tags(&compact), [(2..english.len() - 1, "en", Kind::Prose)]);
         let with_locale = Setup {
@@ -479,7 +502,7 @@ mod tests {
             ..setup(&declared)
         };
         let views = extract(Format::Markdown, text).unwrap();
-        let compact = pieces(Format::Markdown, text, &views, &with_locale, &identify);
+        let compact = pieces(Format::Markdown, text, &views, &with_locale, &identify_view);
         assert_eq!(tags(&compact), [(2..text.len() - 1, "en", Kind::Prose)]);
     }
 
@@ -489,7 +512,13 @@ mod tests {
         let text = "Spusťte `npm install` a pak pokračujte.\n\n```sh\nnpm test\n```\n";
         let views = extract(Format::Markdown, text).unwrap();
         let declared = langs();
-        let full = full_pieces(Format::Markdown, text, &views, &setup(&declared), &identify);
+        let full = full_pieces(
+            Format::Markdown,
+            text,
+            &views,
+            &setup(&declared),
+            &identify_view,
+        );
         let prose = text.find(" a pak").unwrap();
         assert_eq!(
             tags(&full),
@@ -524,7 +553,13 @@ mod tests {
                     Run `npm test` and then the agent writes the plan.\n";
         let views = extract(Format::Markdown, text).unwrap();
         let declared = langs();
-        let compact = pieces(Format::Markdown, text, &views, &setup(&declared), &identify);
+        let compact = pieces(
+            Format::Markdown,
+            text,
+            &views,
+            &setup(&declared),
+            &identify_view,
+        );
         let start = text.find("Run").unwrap();
         assert_eq!(tags(&compact), [(start..text.len() - 1, "en", Kind::Prose)]);
     }
@@ -535,11 +570,23 @@ mod tests {
             "const a = 'Jdu do lesa a pak domů.';\nconst b = 'This is the plan for the day.';\n";
         let views = extract(Format::Script, text).unwrap();
         let declared = langs();
-        let full = full_pieces(Format::Script, text, &views, &setup(&declared), &identify);
+        let full = full_pieces(
+            Format::Script,
+            text,
+            &views,
+            &setup(&declared),
+            &identify_view,
+        );
         let languages: Vec<&str> = full.iter().map(|p| p.language).collect();
         assert_eq!(languages, ["cs", "en"]);
         // Code is no running text: a wholly Czech script file gets no span at all.
-        let compact = pieces(Format::Script, text, &views, &setup(&declared), &identify);
+        let compact = pieces(
+            Format::Script,
+            text,
+            &views,
+            &setup(&declared),
+            &identify_view,
+        );
         assert_eq!(compact.len(), 1);
         assert_eq!(
             &text[compact[0].range.clone()],
@@ -547,7 +594,16 @@ mod tests {
         );
         let czech = "const a = 'Jdu do lesa a pak domů.';\n";
         let views = extract(Format::Script, czech).unwrap();
-        assert!(pieces(Format::Script, czech, &views, &setup(&declared), &identify).is_empty());
+        assert!(
+            pieces(
+                Format::Script,
+                czech,
+                &views,
+                &setup(&declared),
+                &identify_view
+            )
+            .is_empty()
+        );
     }
 
     /// What the audit does with a prose character: no rule (code, data), or one language's.
@@ -565,8 +621,8 @@ mod tests {
         let index = |pieces: Vec<Piece<'_>>| {
             SpanIndex::from_ranges(pieces.iter().map(|p| (p.range.clone(), p.kind, p.language)))
         };
-        let full = index(full_pieces(format, text, &views, setup, &identify));
-        let compact = index(pieces(format, text, &views, setup, &identify));
+        let full = index(full_pieces(format, text, &views, setup, &identify_view));
+        let compact = index(pieces(format, text, &views, setup, &identify_view));
         for view in &views {
             for (i, c) in view.text.char_indices() {
                 if c == '\u{FFFC}' {

@@ -6,6 +6,7 @@
 //! whole source range that cannot be split). A view range maps back to the smallest source
 //! range that covers it, so a fix never cuts an escape or a line break in half.
 
+use crate::copy::language::Evidence;
 use std::ops::Range;
 
 /// What a view was extracted from. Rules that care about structure (headings) look here.
@@ -39,9 +40,38 @@ pub struct View {
     /// A language the file format itself declares for this text (front matter `lang:`).
     pub lang_hint: Option<String>,
     segments: Vec<Segment>,
+    /// The text's language evidence, counted the first time it is asked for: the
+    /// structural segmenter and the Czech gate of the rules read the same one.
+    evidence: Memo<Evidence>,
+}
+
+/// A value computed from the rest of a [`View`] on first use: no part of the view's
+/// identity (equal and hashed alike whether computed or not), since it follows from the
+/// text.
+#[derive(Clone, Debug, Default)]
+struct Memo<T>(std::sync::OnceLock<T>);
+
+impl<T> PartialEq for Memo<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<T> Eq for Memo<T> {}
+
+impl<T> std::hash::Hash for Memo<T> {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
 }
 
 impl View {
+    /// The [language evidence](crate::copy::language::evidence) of the text, counted once.
+    pub fn evidence(&self) -> Evidence {
+        *self
+            .evidence
+            .0
+            .get_or_init(|| crate::copy::language::evidence(&self.text))
+    }
+
     /// Source byte offset of view byte `at` (the start of the piece for opaque pieces).
     pub fn source_offset(&self, at: usize) -> usize {
         if self.segments.is_empty() {
@@ -105,6 +135,7 @@ impl ViewBuilder {
                 path_hint: None,
                 lang_hint: None,
                 segments: Vec::new(),
+                evidence: Memo::default(),
             },
         }
     }

@@ -59,14 +59,18 @@ impl Matcher for NbspConjunction {
 
     fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
         let view = scans.view();
-        if !scans.reads_as_czech() {
+        let conjunctions = scans
+            .standalone()
+            .iter()
+            .filter(|(letter, _)| CONJUNCTIONS.0[view.text.as_bytes()[*letter] as usize]);
+        // The gate reads every word of the view: asked only of a view with a candidate
+        // (most of a typeset tree's views have none).
+        let mut conjunctions = conjunctions.peekable();
+        if conjunctions.peek().is_none() || !scans.reads_as_czech() {
             return;
         }
-        for (letter, space) in scans.standalone() {
+        for (letter, space) in conjunctions {
             let letter = *letter;
-            if !CONJUNCTIONS.0[view.text.as_bytes()[letter] as usize] {
-                continue;
-            }
             let c = &view.text[letter..letter + 1];
             out.push(nbsp_hit(
                 letter,

@@ -90,10 +90,10 @@ impl Matcher for EnglishDayMonth {
     }
 
     fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
-        if !scans.reads_as_czech() {
-            return;
-        }
         let text = &scans.view().text;
+        // The names first: the gate reads every word of the view, and is asked only of a
+        // view that holds one.
+        let start = out.len();
         let bytes = text.as_bytes();
         let word = |c: Option<char>| c.is_some_and(regex_syntax::is_word_character);
         capitalised(bytes, |at| {
@@ -122,6 +122,9 @@ impl Matcher for EnglishDayMonth {
                 anchor: None,
             });
         });
+        if out.len() > start && !scans.reads_as_czech() {
+            out.truncate(start);
+        }
     }
 }
 

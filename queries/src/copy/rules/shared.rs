@@ -27,7 +27,6 @@ pub struct Scans<'v> {
     standalone: OnceCell<Vec<(usize, Range<usize>)>>,
     spaces_before: OnceCell<Vec<(Range<usize>, char)>>,
     triggers: OnceCell<Triggers>,
-    czech: OnceCell<bool>,
 }
 
 impl<'v> Scans<'v> {
@@ -38,7 +37,6 @@ impl<'v> Scans<'v> {
             standalone: OnceCell::new(),
             spaces_before: OnceCell::new(),
             triggers: OnceCell::new(),
-            czech: OnceCell::new(),
         }
     }
 
@@ -48,11 +46,10 @@ impl<'v> Scans<'v> {
     }
 
     /// Whether the view [reads as Czech](crate::copy::language::reads_as_czech): the gate
-    /// of the rules that misfire on English mis-tagged as Czech, asked once per view.
+    /// of the rules that misfire on English mis-tagged as Czech, from the view's evidence
+    /// (counted once, and shared with the structural segmenter).
     pub fn reads_as_czech(&self) -> bool {
-        *self
-            .czech
-            .get_or_init(|| crate::copy::language::reads_as_czech(&self.view.text))
+        self.view.evidence().reads_as_czech()
     }
 
     pub fn view(&self) -> &'v View {
