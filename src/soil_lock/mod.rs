@@ -41,8 +41,15 @@ fn run(cli: Cli) -> Result<bool, Failure> {
         return watch::run(Root::open(cli.root.as_deref(), false)?).map(|()| true);
     }
     let mut root = Root::open(cli.root.as_deref(), !cli.no_cache)?;
-    warm(&root, cli.quiet);
-    root.save_cache();
+    {
+        let _phase = crate::timings::phase("flags and ladders");
+        warm(&root, cli.quiet);
+    }
+    {
+        let _phase = crate::timings::phase("save the cache");
+        root.save_cache();
+    }
+    let _phase = crate::timings::phase("command and output");
     let result = command(&mut root, cli.command);
     // The process ends next. Dropping the database value by value made a warm `check` on
     // 50k definitions take 772 ms instead of 585 (docs/performance.md); the OS takes the

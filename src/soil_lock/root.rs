@@ -123,11 +123,14 @@ impl Root {
         })?;
         // Decoding the cache and listing the root are independent; overlapped, one fills
         // the gaps the other's system calls leave.
+        let phase = crate::timings::phase("open the cache, walk and stat");
         let (mut cache, listed) = rayon::join(
             || use_cache.then(|| SoilCache::open(&dir)),
             || list(&dir, use_cache),
         );
         let walked = listed?;
+        drop(phase);
+        let phase = crate::timings::phase("take in the definitions");
         let (defs, seen) = take_in_definitions(&dir, &db, walked.definitions, cache.as_mut())?;
         let private_files = walked
             .private_modules
@@ -146,6 +149,7 @@ impl Root {
         defs.par_iter().for_each_with(db.clone(), |db, &d| {
             engine::parsed_sidecar(db, d);
         });
+        drop(phase);
         let project = Project::new(&db, defs.clone(), BTreeMap::new());
         let vocabulary = toml.tags.keys().cloned().collect();
         project.set_tag_vocabulary(&mut db).to(Some(vocabulary));
@@ -157,6 +161,7 @@ impl Root {
             defs,
             cache: cache.map(|c| (c, seen)),
         };
+        let _phase = crate::timings::phase("hash the externals");
         root.hash_externals();
         Ok(root)
     }

@@ -4,7 +4,7 @@
 //!
 //! Evidence is counted in one pass over the words, without allocating: each word is
 //! lowercased and its Czech letters with a diacritic folded to their base letter (`Že` is
-//! `ze`), packed into a `u64` when it fits in eight bytes, and looked up in one sorted
+//! `ze`), packed into a `u64` when it fits in eight bytes, and looked up in one hashed
 //! table of frequent short words ([`WORDS`]), each marked Czech, English or both. A stop
 //! word counts 2 for each of its languages; a Czech letter with a diacritic counts 3 for
 //! Czech (at most two per word, so one long name cannot outweigh a sentence). Folding
@@ -74,21 +74,54 @@ pub fn evidence(text: &str) -> Evidence {
         if b < 0x80 {
             i += 1;
             match ASCII[b as usize] {
-                LOWER => word.push(b),
-                UPPER => {
-                    word.capital |= word.len == 0;
+                LOWER | UPPER => {
+                    word.capital |= word.len == 0 && b.is_ascii_uppercase();
                     word.push(b | 0x20);
+                    // The lowercase letters after it, most of a word, in one tight loop.
+                    let run = bytes[i..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_lowercase())
+                        .count();
+                    let packed = run.min(8usize.saturating_sub(word.len as usize));
+                    for &b in &bytes[i..i + packed] {
+                        word.push(b);
+                    }
+                    word.len += (run - packed) as u32;
+                    i += run;
                 }
                 DIGIT => {
                     word.digit = true;
                     word.len += 1;
                 }
                 _ if b == b'\'' && word.len > 0 && starts_letter(&text[i..]) => word.push(b'\''),
-                _ => word.finish(&mut out),
+                _ if word.len > 0 => word.finish(&mut out),
+                _ => {}
             }
             continue;
         }
-        if let Some(base) = bytes.get(i + 1).and_then(|&next| fold_czech(b, next)) {
+        let next = bytes.get(i + 1).copied().unwrap_or(0);
+        // The punctuation of prose, told by its bytes: U+2000–U+203F (dashes, quotes,
+        // spaces; none a letter or digit) and U+0080–U+00BF but for its few letters and
+        // digits (`ª²³µ¹º¼½¾`).
+        let general_punctuation = b == 0xE2 && next == 0x80;
+        let latin1_punctuation =
+            b == 0xC2 && !matches!(next, 0xAA | 0xB2 | 0xB3 | 0xB5 | 0xB9 | 0xBA | 0xBC..=0xBE);
+        if general_punctuation || latin1_punctuation {
+            let third = bytes.get(i + 2).copied();
+            i += if general_punctuation { 3 } else { 2 };
+            // U+2019, the typographic apostrophe, inside a word.
+            if general_punctuation
+                && third == Some(0x99)
+                && word.len > 0
+                && starts_letter(&text[i..])
+            {
+                word.push(b'\'');
+            } else if word.len > 0 {
+                word.finish(&mut out);
+            }
+            continue;
+        }
+        if let Some(base) = fold_czech(b, next) {
             i += 2;
             word.push(base);
             word.diacritics += 1;
@@ -101,7 +134,7 @@ pub fn evidence(text: &str) -> Evidence {
         } else if c.is_alphanumeric() {
             word.foreign = true;
             word.len += 1;
-        } else {
+        } else if word.len > 0 {
             word.finish(&mut out);
         }
     }
@@ -398,16 +431,32 @@ pub const WORDS: &[(&str, u8)] = &[
     ("ze", CS),
 ];
 
-/// [`WORDS`] packed as [`Word`] packs a word, in the same order.
-static KEYS: [u64; WORDS.len()] = {
-    let mut keys = [0; WORDS.len()];
+/// [`WORDS`] packed as [`Word`] packs a word, in an open-addressed table: a word is at
+/// its [`slot`] or in the first free slots after it, and a free slot (key 0, which no
+/// word packs to) ends a search. About one probe per word of prose.
+static TABLE: [(u64, u8); SLOTS] = {
+    let mut table = [(0, 0); SLOTS];
     let mut i = 0;
     while i < WORDS.len() {
-        keys[i] = pack(WORDS[i].0.as_bytes());
+        let key = pack(WORDS[i].0.as_bytes());
+        let mut at = slot(key);
+        while table[at].0 != 0 {
+            at = (at + 1) % SLOTS;
+        }
+        table[at] = (key, WORDS[i].1);
         i += 1;
     }
-    keys
+    table
 };
+
+/// Slots of [`TABLE`]: a power of two, under half full.
+const SLOTS: usize = 512;
+
+/// Where a packed word's search in [`TABLE`] starts: the top bits of a multiplicative
+/// hash.
+const fn slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOTS.trailing_zeros())) as usize
+}
 
 const fn pack(word: &[u8]) -> u64 {
     assert!(word.len() <= 8, "a table word fits in eight bytes");
@@ -442,7 +491,17 @@ fn lookup(key: u64, len: u32) -> u8 {
     if !first.is_ascii_lowercase() || FIRST_LETTERS[len as usize] & (1 << (first - b'a')) == 0 {
         return 0;
     }
-    KEYS.binary_search(&key).map_or(0, |i| WORDS[i].1)
+    let mut at = slot(key);
+    loop {
+        let (k, languages) = TABLE[at];
+        if k == key {
+            return languages;
+        }
+        if k == 0 {
+            return 0;
+        }
+        at = (at + 1) % SLOTS;
+    }
 }
 
 #[cfg(test)]
@@ -471,8 +530,10 @@ mod tests {
                 "{word}"
             );
         }
-        // Packing keeps the bytewise order: a search over the keys is one over the words.
-        assert!(KEYS.windows(2).all(|k| k[0] < k[1]));
+        // Every word is found, each once, and the table stays under half full.
+        assert_eq!(TABLE.iter().filter(|(k, _)| *k != 0).count(), WORDS.len());
+        assert!(WORDS.len() * 2 < SLOTS);
+        assert_eq!(lookup(pack(b"plan"), 4), 0);
     }
 
     /// The definition [`evidence`] reads bytes for: words split at characters, each
@@ -564,6 +625,12 @@ mod tests {
         "x",
         "e\u{301}",
         "日本",
+        "¹",
+        "µ",
+        "‿",
+        "\u{2028}",
+        "«",
+        "ª",
     ];
 
     proptest::proptest! {

@@ -124,7 +124,9 @@ pub struct Piece<'a> {
 ///   language, and gets the one whole-file span the agent writes for such a file.
 ///
 /// The audit reads every prose character of the compact stretches as it read the full
-/// ones: `compact_stretches_tag_every_prose_character_alike` holds that.
+/// ones (`compact_stretches_tag_every_prose_character_alike`, and the agreement test on
+/// the real trees). It reads neither the code inside a view, which compacting would merge
+/// back, nor the code between views, which no span need cover.
 pub fn pieces<'a>(
     format: Format,
     text: &str,
@@ -136,10 +138,7 @@ pub fn pieces<'a>(
     // Whether default-language prose lies between the last kept stretch and the next.
     let mut blocked = false;
     let mut prose_seen = false;
-    for piece in full_pieces(format, text, views, setup, identify) {
-        if piece.kind == Kind::Code {
-            continue;
-        }
+    for piece in tagged(format, text, views, setup, identify) {
         prose_seen = true;
         if piece.kind == Kind::Prose && piece.language == setup.default_language {
             blocked = true;
@@ -170,10 +169,11 @@ pub fn pieces<'a>(
     out
 }
 
-/// Every tagged stretch of a file, before [`pieces`] compacts them: each prose view's,
-/// cut around the code inside it, and the code. Public for the test that holds the
-/// compact pieces to these on the real trees.
-pub fn full_pieces<'a>(
+/// Each prose view's tagged stretch of the file, in order, trimmed of a final line break;
+/// a view nested in the one before is left out (the enclosing stretch speaks for it).
+/// The code inside a view is not cut out: [`full_pieces`] does that, and compacting
+/// merges it back, so [`pieces`] never parses the file for its code.
+fn tagged<'a>(
     format: Format,
     text: &str,
     views: &'a [View],
@@ -198,14 +198,15 @@ pub fn full_pieces<'a>(
         default_language: surroundings.unwrap_or(setup.default_language),
         ..setup.clone()
     };
-    let code = crate::copy::extract::code_ranges(format, text);
-    let mut pieces: Vec<Piece<'a>> = Vec::new();
+    let mut out: Vec<Piece<'a>> = Vec::with_capacity(views.len());
     let mut covered_to = 0;
     for (i, view) in views.iter().enumerate() {
         if view.text.trim().is_empty() {
             continue;
         }
         let range = view.source_range(0..view.text.len());
+        let trimmed = text[range.clone()].trim_end_matches(['\n', '\r']);
+        let range = range.start..range.start + trimmed.len();
         if range.start < covered_to || range.is_empty() {
             continue; // nested or empty: the enclosing span speaks for it
         }
@@ -217,9 +218,35 @@ pub fn full_pieces<'a>(
                 Some(&known) => known,
                 None => identify(view),
             };
-            (language_of(view, setup, identified), Kind::Prose)
+            (
+                language_of(view, structured, setup, identified),
+                Kind::Prose,
+            )
         };
-        let path_hint = view.path_hint.as_deref();
+        out.push(Piece {
+            range,
+            language,
+            kind,
+            path_hint: view.path_hint.as_deref(),
+        });
+    }
+    out
+}
+
+/// Every tagged stretch of a file, one per view cut around the code inside it, and the
+/// code: the definition [`pieces`] compacts, kept for the tests that hold the compact
+/// pieces to it (on the real trees too: `tests/structural_agreement.rs`).
+pub fn full_pieces<'a>(
+    format: Format,
+    text: &str,
+    views: &'a [View],
+    setup: &Setup<'a>,
+    identify: Identifier<'_>,
+) -> Vec<Piece<'a>> {
+    let code = crate::copy::extract::code_ranges(format, text);
+    let mut pieces: Vec<Piece<'a>> = Vec::new();
+    for view in tagged(format, text, views, setup, identify) {
+        let range = view.range.clone();
         let mut at = range.start;
         let inside = code
             .iter()
@@ -229,9 +256,7 @@ pub fn full_pieces<'a>(
             if !text[prose.clone()].trim().is_empty() {
                 pieces.push(Piece {
                     range: prose,
-                    language,
-                    kind,
-                    path_hint,
+                    ..view.clone()
                 });
             }
             at = at.max(cut.end);
@@ -264,12 +289,17 @@ pub fn full_pieces<'a>(
 /// order.
 fn language_of<'s>(
     view: &'s View,
+    structured: bool,
     setup: &Setup<'s>,
     identified: impl FnOnce() -> Option<&'static str>,
 ) -> &'s str {
+    // Key paths are a structured file's (and front matter's); a Markdown view's hint is
+    // its heading, which says nothing of a language.
+    let keyed = |p: &&str| structured || p.starts_with("frontmatter.");
     if let Some(code) = view
         .path_hint
         .as_deref()
+        .filter(keyed)
         .and_then(|p| path_language(p, setup.declared))
     {
         return code;
