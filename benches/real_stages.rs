@@ -1,0 +1,206 @@
+//! Each stage of a cold audit on the real files, in memory: the twelve Czech Markdown files
+//! of the real repository's newest tree (`../shared/conformance/harness-lab/58cfea7`, the
+//! ones its config puts in scope, the corpus `real_tree` scales) and the bilingual
+//! `agenda.json` of `b14f4c7`. Per stage, as the engine runs it for a file:
+//!
+//! - `extract`: text to prose views (with path hints, as for a file without a fresh entry);
+//! - `language`: the language evidence of every view (what the segmenter and the Czech
+//!   gate read);
+//! - `extract and structural`: extraction again, then the provisional spans
+//!   (`structural::span_index`): fresh views each time, since a view keeps its evidence;
+//! - `audit`: the whole report of a file (`engine::report_once`) in each state its entry
+//!   can be in: none (provisional spans), the agent's (one whole-file span for a Markdown
+//!   file; the real reviewed entry of `agenda.json`).
+//!
+//! Throughput is in bytes of the files. `cargo bench --bench real_stages` (needs
+//! `../shared/`; without it the bench says so and measures nothing).
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use lockgraph_queries::copy::engine::{self, RuleTable, Setup, Source};
+use lockgraph_queries::copy::extract::{Format, PathHints, extract_views};
+use lockgraph_queries::copy::language;
+use lockgraph_queries::copy::lockfile::{self, Entry, Field, Kind, Span};
+use lockgraph_queries::copy::rules::RuleSet;
+use lockgraph_queries::copy::structural;
+use lockgraph_queries::hash::ContentHash;
+use lockgraph_queries::text::LineIndex;
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+const MARKDOWN: &[&str] = &[
+    "content/challenge-cards/locales/cs/deck.md",
+    "content/challenge-cards/locales/cs/print-spec.md",
+    "content/facilitation/locales/cs/codex-setup-verification.md",
+    "content/facilitation/locales/cs/master-guide.md",
+    "content/project-briefs/locales/cs/code-review-helper.md",
+    "content/project-briefs/locales/cs/devtoolbox-cli.md",
+    "content/project-briefs/locales/cs/doc-generator.md",
+    "content/project-briefs/locales/cs/metrics-dashboard.md",
+    "content/project-briefs/locales/cs/standup-bot.md",
+    "content/talks/locales/cs/codex-demo-script.md",
+    "content/talks/locales/cs/context-is-king.md",
+    "materials/locales/cs/participant-resource-kit.md",
+];
+
+/// One real file: its format, text, and the entry the agent wrote for it.
+struct File {
+    format: Format,
+    text: String,
+    agent: Entry,
+}
+
+fn setup() -> Setup {
+    Setup {
+        rules: RuleTable {
+            set: Arc::new(RuleSet::builtin()),
+            kinds: BTreeMap::new(),
+            fingerprint: ContentHash::of(b"builtin"),
+        },
+        default_language: "cs".into(),
+        declared: vec!["cs".into()],
+        unknown_language_default: false,
+        ignore_marker: "copy-editor: ignore".into(),
+        prompt_outdated: false,
+    }
+}
+
+/// The agent's whole-file `cs prose` span of a Markdown file.
+fn whole_file(text: &str) -> Entry {
+    let trimmed = text.trim_end_matches(['\n', '\r']);
+    let index = LineIndex::new(text);
+    let last = trimmed.char_indices().next_back().map_or(0, |(at, _)| at);
+    let end = index.line_col(text, last);
+    Entry {
+        content_hash: ContentHash::of(text.as_bytes()).to_string(),
+        segmented_at: "2026-04-12T21:18:18.965Z".into(),
+        reviewed_by: Some("bench".into()),
+        spans: vec![Span {
+            start_line: 1,
+            start_column: 1,
+            end_line: end.line,
+            end_column: end.column,
+            language: "cs".into(),
+            kind: Kind::Prose,
+            path_hint: Field::Null,
+            note: Field::Null,
+        }],
+    }
+}
+
+fn files(shared: &Path) -> Vec<File> {
+    let mut out: Vec<File> = MARKDOWN
+        .iter()
+        .map(|rel| {
+            let text = std::fs::read_to_string(shared.join("58cfea7").join(rel)).unwrap();
+            let agent = whole_file(&text);
+            File {
+                format: Format::Markdown,
+                text,
+                agent,
+            }
+        })
+        .collect();
+    let b14 = shared.join("b14f4c7");
+    let lock =
+        lockfile::parse(&std::fs::read_to_string(b14.join(".copy-editor.lock.json")).unwrap())
+            .unwrap();
+    out.push(File {
+        format: Format::Json,
+        text: std::fs::read_to_string(b14.join("workshop-content/agenda.json")).unwrap(),
+        agent: lock.files["workshop-content/agenda.json"].clone(),
+    });
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/harness-lab");
+    if !shared.exists() {
+        eprintln!("skipped: {} is missing", shared.display());
+        return;
+    }
+    let files = files(&shared);
+    let setup = setup();
+    let declared = ["cs".to_owned()];
+    let segmenting = structural::Setup {
+        declared: &declared,
+        default_language: "cs",
+        locale: None,
+    };
+    let views: Vec<_> = files
+        .iter()
+        .map(|f| extract_views(f.format, &f.text, PathHints::With).unwrap())
+        .collect();
+    let sources: Vec<Source> = files
+        .iter()
+        .map(|f| Source::new(f.text.clone().into_bytes()))
+        .collect();
+    for (name, format) in [
+        ("markdown", Format::Markdown),
+        ("agenda.json", Format::Json),
+    ] {
+        let chosen: Vec<usize> = (0..files.len())
+            .filter(|&i| files[i].format == format)
+            .collect();
+        let bytes: u64 = chosen.iter().map(|&i| files[i].text.len() as u64).sum();
+        let mut group = c.benchmark_group(format!("real {name}"));
+        group
+            .throughput(Throughput::Bytes(bytes))
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(4));
+        group.bench_function("extract", |b| {
+            b.iter(|| {
+                for &i in &chosen {
+                    let f = &files[i];
+                    black_box(extract_views(f.format, &f.text, PathHints::With).unwrap());
+                }
+            })
+        });
+        group.bench_function("language", |b| {
+            b.iter(|| {
+                for &i in &chosen {
+                    for view in &views[i] {
+                        black_box(language::evidence(&view.text));
+                    }
+                }
+            })
+        });
+        group.bench_function("extract and structural", |b| {
+            b.iter(|| {
+                for &i in &chosen {
+                    let f = &files[i];
+                    // Fresh views each time: a view counts its evidence once and keeps it.
+                    let views = extract_views(f.format, &f.text, PathHints::With).unwrap();
+                    black_box(structural::span_index(
+                        f.format,
+                        &f.text,
+                        &views,
+                        &segmenting,
+                    ));
+                }
+            })
+        });
+        for (state, agent) in [("audit, no entry", false), ("audit, agent's entry", true)] {
+            group.bench_function(state, |b| {
+                b.iter(|| {
+                    for &i in &chosen {
+                        let entry = agent.then_some(&files[i].agent);
+                        black_box(engine::report_once(
+                            &setup,
+                            files[i].format,
+                            &sources[i],
+                            entry,
+                            None,
+                        ));
+                    }
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
