@@ -145,7 +145,7 @@ for n in $SOIL_SIZES; do
   dir="$WORK/soil-$n"
   [ -f "$dir/soil.toml" ] || "$GEN" soil "$dir" "$n"
   edit="$dir/m000/d1.tr"
-  read -r floor _ < <(measure ":" "$FLOOR" "$dir" tr lock)
+  read -r floor _ < <(measure ":" "$FLOOR" "$dir" tr lock soil)
   read -r cold rss_cold < <(measure "rm -rf '$dir/.lockgraph'" "$SOIL_LOCK" --root "$dir" status --json)
   read -r warm rss_warm < <(measure ":" "$SOIL_LOCK" --root "$dir" status --json)
   read -r edited rss_edit < <(measure "echo 'More prose '\$RANDOM'.' >> '$edit'" "$SOIL_LOCK" --root "$dir" status --json)

@@ -1,5 +1,5 @@
 //! Page size for a cold audit: the one memory setting that pays (docs/performance.md,
-//! "What a run does with its memory").
+//! "What each fast mechanism buys", output and memory).
 
 /// Asks the kernel for no transparent huge pages in this process, for a run that reads
 /// every file (no stat index yet). mimalloc asks for huge pages, and the kernel clears

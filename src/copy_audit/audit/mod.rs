@@ -80,7 +80,7 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     );
     let outcome = outcome(&summary);
     // The process exits next. Freeing every file's report one by one took 8% of a warm
-    // run on 100k files (docs/performance.md, "What a run does with its memory"); the OS
+    // run on 100k files (docs/performance.md, "What each fast mechanism buys"); the OS
     // takes the pages back at once.
     std::mem::forget(summary);
     std::mem::forget(audit);
