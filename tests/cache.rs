@@ -174,6 +174,37 @@ fn identical_files_share_one_cached_report() {
     );
 }
 
+/// A small tree's findings fit one shard, written under a recorded layout; a cache whose
+/// layout is lost (or one of the layout before layouts were recorded: `00.v1` … `ff.v1`)
+/// is written anew and the old files removed, the output unchanged throughout.
+#[test]
+fn the_findings_shards_are_as_many_as_the_tree_needs() {
+    let tree = Tree::copy_of("copy");
+    let cold = run(&tree, &["--json"]);
+    let names = |tree: &Tree| -> Vec<String> {
+        shards(tree)
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(names(&tree), ["b0-00.v1"], "one shard for a few files");
+    assert!(tree.path(".lockgraph/findings-layout.v1").exists());
+    let written = |tree: &Tree| fs::metadata(&shards(tree)[0]).unwrap().modified().unwrap();
+    let before = written(&tree);
+    assert_eq!(run(&tree, &["--json"]), cold, "warm");
+    assert_eq!(
+        written(&tree),
+        before,
+        "a warm run is served and writes nothing"
+    );
+    fs::remove_file(tree.path(".lockgraph/findings-layout.v1")).unwrap();
+    fs::write(tree.path(".lockgraph/findings/3f.v1"), b"an older layout").unwrap();
+    assert_eq!(run(&tree, &["--json"]), cold, "layout lost");
+    assert_eq!(names(&tree), ["b0-00.v1"], "the old files removed");
+    assert!(tree.path(".lockgraph/findings-layout.v1").exists());
+    assert_eq!(run(&tree, &["--json"]), cold, "warm again");
+}
+
 /// The findings cache's shard files.
 fn shards(tree: &Tree) -> Vec<std::path::PathBuf> {
     tree.cache_files(".lockgraph/findings")

@@ -6,9 +6,12 @@
 //!   same clock tick, so it is not trusted.
 //! - The **findings cache** maps everything a file's findings depend on — content hash,
 //!   format, the spans that apply, the effective rules and settings, the engine version —
-//!   to the findings, so an unchanged file is not audited again. It is split into 256
-//!   shards by the key's first byte, each loaded on first use and rewritten only when this
-//!   run added to it: an edit of one file rewrites one shard, not every finding.
+//!   to the findings, so an unchanged file is not audited again. It is split into shards
+//!   by the key's first bits, each loaded on first use and rewritten only when this run
+//!   added to it: an edit of one file rewrites one shard, not every finding. The number of
+//!   shards grows with the tree (one per 512 reports or fewer, at most 256, recorded in
+//!   `findings-layout.v1`): a tree of 2,000 files is 4 files to write, not 256, and a
+//!   layout is redone only when the tree has grown or shrunk fourfold.
 //! - The **lockfile summary** (see `lockview`) keeps what an audit reads of each entry,
 //!   and where the entry lies in the lockfile, valid while the lockfile's stat is
 //!   unchanged.
@@ -43,7 +46,33 @@ pub const ENGINE_VERSION: &str = concat!(
 const STAT_FILE: &str = "stat-index.v1";
 const LOCK_SUMMARY_FILE: &str = "lock-summary.v1";
 const FINDINGS_DIR: &str = "findings";
-const SHARDS: usize = 256;
+const FINDINGS_LAYOUT: &str = "findings-layout.v1";
+/// At most 2^8 shards: the key's first byte.
+const MAX_BITS: u8 = 8;
+/// Reports per shard a layout is chosen for: at most this many, when the tree allows.
+const REPORTS_PER_SHARD: usize = 512;
+
+/// The shard bits for a cache of `reports` reports.
+fn bits_for(reports: usize) -> u8 {
+    let mut bits = 0;
+    while bits < MAX_BITS && reports >> bits > REPORTS_PER_SHARD {
+        bits += 1;
+    }
+    bits
+}
+
+/// The shard of `key` among `2^bits`: its first `bits` bits.
+fn shard_of(key: &[u8; 32], bits: u8) -> usize {
+    usize::from(key[0]) >> (MAX_BITS - bits)
+}
+
+/// How this run writes the findings shards: the layout's bits, and whether every shard is
+/// written anew under them (a new layout) or only those this run added to.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    bits: u8,
+    relayout: bool,
+}
 
 /// A findings key as stored (see `audit::pass::findings_key`).
 type Key = HashBytes;
@@ -202,8 +231,13 @@ pub struct Caches {
     /// The stat index's body, decoded as it is used.
     stats: Option<statcache::Body>,
     new_stats: Vec<(String, Stat, [u8; 32])>,
-    /// Loaded on first use, from any worker thread.
+    /// The layout the shards on disk were written in; none where there is none (every
+    /// key is missing then).
+    bits: Option<u8>,
+    /// Loaded on first use, from any worker thread (`2^bits` of them).
     shards: Vec<OnceLock<Mutex<LoadedShard>>>,
+    /// How `save` writes the shards, once [`Caches::plan_findings`] chose.
+    plan: Option<Plan>,
     /// Reports this run computed.
     fresh: FxHashSet<Key>,
     /// With the summary's lockfile stat and the summary file's mtime.
@@ -239,10 +273,6 @@ pub enum Taken {
     Missing,
 }
 
-fn shard_of(key: &[u8; 32]) -> usize {
-    key[0] as usize
-}
-
 impl Caches {
     /// Whether `root` has a stat index (fresh or not: this only decides whether the walk
     /// takes stats to compare with it).
@@ -261,7 +291,9 @@ impl Caches {
             stat_written_ns: 0,
             stats: None,
             new_stats: Vec::new(),
-            shards: (0..SHARDS).map(|_| OnceLock::new()).collect(),
+            bits: None,
+            shards: Vec::new(),
+            plan: None,
             fresh: FxHashSet::default(),
             lock_summary: None,
             lock_summary_wanted: None,
@@ -293,17 +325,25 @@ impl Caches {
             caches.stat_written_ns = written;
             caches.stats = Some(body);
         }
+        if let Some((bits, _)) = load_file::<u8>(&caches.dir, FINDINGS_LAYOUT)
+            && bits <= MAX_BITS
+        {
+            caches.bits = Some(bits);
+            caches.shards = (0..1 << bits).map(|_| OnceLock::new()).collect();
+        }
         caches
     }
 
-    fn shard_name(i: usize) -> String {
-        format!("{FINDINGS_DIR}/{i:02x}.v1")
+    fn shard_name(bits: u8, i: usize) -> String {
+        format!("{FINDINGS_DIR}/b{bits}-{i:02x}.v1")
     }
 
+    /// Shard `i` of the layout on disk (which exists: `bits` is set).
     fn shard(&self, i: usize) -> &Mutex<LoadedShard> {
+        let bits = self.bits.expect("a layout to load from");
         self.shards[i].get_or_init(|| {
             let reports = self
-                .load::<ShardIn>(&Self::shard_name(i))
+                .load::<ShardIn>(&Self::shard_name(bits, i))
                 .map(|(s, _)| s.entries.0)
                 .unwrap_or_default();
             Mutex::new(LoadedShard { reports })
@@ -360,7 +400,13 @@ impl Caches {
     /// Moves a cached report out of the cache (the run owns it from here; safe from any
     /// worker thread) and marks it taken, so a rewrite of its shard asks for it back.
     pub fn take_findings(&self, key: &[u8; 32]) -> Taken {
-        let mut shard = self.shard(shard_of(key)).lock().expect("no holder panics");
+        let Some(bits) = self.bits else {
+            return Taken::Missing;
+        };
+        let mut shard = self
+            .shard(shard_of(key, bits))
+            .lock()
+            .expect("no holder panics");
         match shard.reports.get_mut(&HashBytes(*key)) {
             Some(slot) => slot.0.take().map_or(Taken::ByIdenticalFile, Taken::Report),
             None => Taken::Missing,
@@ -384,14 +430,46 @@ impl Caches {
         self.lock_summary_wanted = Some((lock, prompt_outdated));
     }
 
+    /// Chooses how [`Caches::save`] writes the findings shards, for a run that used
+    /// `reports` reports (computed or taken from the cache): the layout on disk while it is
+    /// within a factor of two of what that many reports want, else a new one.
+    pub fn plan_findings(&mut self, reports: usize) {
+        let wanted = bits_for(reports);
+        self.plan = Some(match self.bits {
+            Some(bits) if bits.abs_diff(wanted) <= 1 => Plan {
+                bits,
+                relayout: false,
+            },
+            _ => Plan {
+                bits: wanted,
+                relayout: true,
+            },
+        });
+    }
+
+    fn planned(&self) -> Plan {
+        self.plan.unwrap_or_else(|| match self.bits {
+            Some(bits) => Plan {
+                bits,
+                relayout: false,
+            },
+            None => Plan {
+                bits: bits_for(self.fresh.len()),
+                relayout: true,
+            },
+        })
+    }
+
     /// Whether [`Caches::save`] will rewrite the findings shard holding a key (and so ask
-    /// for the reports this run took out of it), for every key at once.
+    /// for the reports this run took out of it), for every key at once: every key, under
+    /// a new layout.
     pub fn rewritten_shards(&self) -> impl Fn(&[u8; 32]) -> bool + use<> {
-        let mut dirty = [false; SHARDS];
+        let plan = self.planned();
+        let mut dirty = [plan.relayout; 1 << MAX_BITS];
         for k in &self.fresh {
-            dirty[shard_of(&k.0)] = true;
+            dirty[shard_of(&k.0, plan.bits)] = true;
         }
-        move |key| dirty[shard_of(key)]
+        move |key| dirty[shard_of(key, plan.bits)]
     }
 
     /// Whether this run learnt anything worth writing.
@@ -446,9 +524,14 @@ impl Caches {
             self.write(STAT_FILE, &merged);
         }
         let _phase = crate::timings::phase("  save the findings shards");
-        let mut fresh_by_shard: Vec<Vec<Key>> = vec![Vec::new(); SHARDS];
+        let plan = self.planned();
+        if plan.relayout {
+            self.relayout(plan.bits, &served);
+            return;
+        }
+        let mut fresh_by_shard: Vec<Vec<Key>> = vec![Vec::new(); 1 << plan.bits];
         for k in std::mem::take(&mut self.fresh) {
-            fresh_by_shard[shard_of(&k.0)].push(k);
+            fresh_by_shard[shard_of(&k.0, plan.bits)].push(k);
         }
         // Shards are independent files: encoded and written on every core (a cold run of a
         // large tree writes all 256).
@@ -480,8 +563,64 @@ impl Caches {
                 }
                 let mut entries: Vec<_> = all.into_iter().collect();
                 entries.sort_by_key(|e| e.0);
-                this.write(&Self::shard_name(i), &Shard { entries });
+                this.write(&Self::shard_name(plan.bits, i), &Shard { entries });
             });
+    }
+
+    /// Writes the findings cache anew in `2^bits` shards: the reports this run computed
+    /// and those it took from the old layout's shards (the ones it did not use are
+    /// dropped, as a tree that grew or shrank fourfold has moved on), then the layout, then
+    /// removes the old layout's shard files. A run that reads the old layout meanwhile
+    /// finds fewer reports, never a wrong one: a report is found by its whole key.
+    fn relayout<'r>(
+        &mut self,
+        bits: u8,
+        served: &(impl for<'k> Fn(&'k [u8; 32]) -> Option<ReportRef<'r>> + Sync),
+    ) {
+        let mut keys: Vec<Key> = std::mem::take(&mut self.fresh).into_iter().collect();
+        for shard in self.shards.iter().filter_map(OnceLock::get) {
+            let shard = shard.lock().expect("no holder panics");
+            keys.extend(
+                shard
+                    .reports
+                    .iter()
+                    .filter(|(_, slot)| slot.0.is_none())
+                    .map(|(k, _)| *k),
+            );
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        if keys.is_empty() {
+            return; // nothing to keep: no layout either
+        }
+        let mut by_shard: Vec<Vec<(HashBytes, ReportRef<'r>)>> = vec![Vec::new(); 1 << bits];
+        for k in keys {
+            if let Some(report) = served(&k.0) {
+                by_shard[shard_of(&k.0, bits)].push((k, report));
+            }
+        }
+        let this = &*self;
+        by_shard
+            .into_par_iter()
+            .enumerate()
+            .filter(|(_, entries)| !entries.is_empty())
+            .for_each(|(i, entries)| this.write(&Self::shard_name(bits, i), &Shard { entries }));
+        self.write(FINDINGS_LAYOUT, &bits);
+        let ours = format!("b{bits}-");
+        if let Ok(files) = fs::read_dir(self.dir.join(FINDINGS_DIR)) {
+            for file in files.flatten() {
+                let name = file.file_name();
+                let name = name.to_string_lossy();
+                let shard = name.starts_with('b') && name.ends_with(".v1") && name.contains('-');
+                // The one layout before layouts were recorded: `00.v1` … `ff.v1`.
+                let unrecorded = name.len() == 5
+                    && name.ends_with(".v1")
+                    && name[..2].bytes().all(|b| b.is_ascii_hexdigit());
+                if (shard && !name.starts_with(&ours)) || unrecorded {
+                    let _ = fs::remove_file(file.path());
+                }
+            }
+        }
     }
 
     fn write<T: Serialize>(&self, name: &str, value: &T) {

@@ -399,8 +399,9 @@ impl Learnt {
     /// them, `summary` the lockfile summary the run made (if it parsed the lockfile).
     pub fn save(self, audit: &Audit, summary: Option<&[(String, LockInfo)]>) {
         let Learnt { caches, sides } = self;
-        if let Some(c) = caches.filter(Caches::needs_save) {
+        if let Some(mut c) = caches.filter(Caches::needs_save) {
             let _save = crate::timings::phase("save caches");
+            c.plan_findings(sides.iter().flatten().count());
             // A rewritten shard gets the reports this run took out of it back (so
             // only those shards' files are indexed).
             let rewritten = c.rewritten_shards();
