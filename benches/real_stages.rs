@@ -15,35 +15,23 @@
 //! Throughput is in bytes of the files. `cargo bench --bench real_stages` (needs
 //! `../shared/`; without it the bench says so and measures nothing).
 
+#[path = "support/real_files.rs"]
+mod real_files;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use lockgraph_queries::copy::engine::{self, RuleTable, Setup, Source};
 use lockgraph_queries::copy::extract::{Format, PathHints, extract_views};
 use lockgraph_queries::copy::language;
-use lockgraph_queries::copy::lockfile::{self, Entry, Field, Kind, Span};
+use lockgraph_queries::copy::lockfile::{self, Entry};
 use lockgraph_queries::copy::rules::RuleSet;
 use lockgraph_queries::copy::structural;
 use lockgraph_queries::hash::ContentHash;
-use lockgraph_queries::text::LineIndex;
+use real_files::{MARKDOWN, whole_file};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-
-const MARKDOWN: &[&str] = &[
-    "content/challenge-cards/locales/cs/deck.md",
-    "content/challenge-cards/locales/cs/print-spec.md",
-    "content/facilitation/locales/cs/codex-setup-verification.md",
-    "content/facilitation/locales/cs/master-guide.md",
-    "content/project-briefs/locales/cs/code-review-helper.md",
-    "content/project-briefs/locales/cs/devtoolbox-cli.md",
-    "content/project-briefs/locales/cs/doc-generator.md",
-    "content/project-briefs/locales/cs/metrics-dashboard.md",
-    "content/project-briefs/locales/cs/standup-bot.md",
-    "content/talks/locales/cs/codex-demo-script.md",
-    "content/talks/locales/cs/context-is-king.md",
-    "materials/locales/cs/participant-resource-kit.md",
-];
 
 /// One real file: its format, text, and the entry the agent wrote for it.
 struct File {
@@ -67,26 +55,13 @@ fn setup() -> Setup {
     }
 }
 
-/// The agent's whole-file `cs prose` span of a Markdown file.
-fn whole_file(text: &str) -> Entry {
-    let trimmed = text.trim_end_matches(['\n', '\r']);
-    let index = LineIndex::new(text);
-    let last = trimmed.char_indices().next_back().map_or(0, |(at, _)| at);
-    let end = index.line_col(text, last);
+/// The agent's entry of a Markdown file: one whole-file `cs prose` span.
+fn whole_file_entry(text: &str) -> Entry {
     Entry {
         content_hash: ContentHash::of(text.as_bytes()).to_string(),
         segmented_at: "2026-04-12T21:18:18.965Z".into(),
         reviewed_by: Some("bench".into()),
-        spans: vec![Span {
-            start_line: 1,
-            start_column: 1,
-            end_line: end.line,
-            end_column: end.column,
-            language: "cs".into(),
-            kind: Kind::Prose,
-            path_hint: Field::Null,
-            note: Field::Null,
-        }],
+        spans: vec![whole_file(text)],
     }
 }
 
@@ -95,7 +70,7 @@ fn files(shared: &Path) -> Vec<File> {
         .iter()
         .map(|rel| {
             let text = std::fs::read_to_string(shared.join("58cfea7").join(rel)).unwrap();
-            let agent = whole_file(&text);
+            let agent = whole_file_entry(&text);
             File {
                 format: Format::Markdown,
                 text,

@@ -21,29 +21,14 @@
 //! The state without a lockfile is the tree without `.copy-editor.lock.json`; the state
 //! with `--offline`'s entries is made by running `copy-audit --offline` on it.
 
-use lockgraph_queries::copy::lockfile::{
-    self, Backend, Entry, Field, Kind, Lockfile, Segmenter, Span,
-};
+#[path = "support/real_files.rs"]
+mod real_files;
+
+use lockgraph_queries::copy::lockfile::{self, Backend, Entry, Lockfile, Segmenter, Span};
 use lockgraph_queries::hash::ContentHash;
+use real_files::{MARKDOWN, whole_file};
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// The newest tree's Markdown files in scope of its config (`coaching-codex.md` is
-/// excluded there).
-const MARKDOWN: &[&str] = &[
-    "content/challenge-cards/locales/cs/deck.md",
-    "content/challenge-cards/locales/cs/print-spec.md",
-    "content/facilitation/locales/cs/codex-setup-verification.md",
-    "content/facilitation/locales/cs/master-guide.md",
-    "content/project-briefs/locales/cs/code-review-helper.md",
-    "content/project-briefs/locales/cs/devtoolbox-cli.md",
-    "content/project-briefs/locales/cs/doc-generator.md",
-    "content/project-briefs/locales/cs/metrics-dashboard.md",
-    "content/project-briefs/locales/cs/standup-bot.md",
-    "content/talks/locales/cs/codex-demo-script.md",
-    "content/talks/locales/cs/context-is-king.md",
-    "materials/locales/cs/participant-resource-kit.md",
-];
 
 /// Markdown files per copy of `agenda.json`.
 const MARKDOWN_PER_AGENDA: usize = 5_000;
@@ -65,24 +50,6 @@ ignore_marker: \"copy-editor: ignore\"
 /// one finding, as the files of an audited repository do.
 fn footer(n: usize) -> String {
     format!("\nKopie {n} v repozitáři.\n")
-}
-
-/// One whole-file span, as the agent tags a uniformly Czech file: from the first
-/// character to the last character of the last line that has one.
-fn whole_file(text: &str) -> Span {
-    let trimmed = text.trim_end_matches(['\n', '\r']);
-    let end_line = trimmed.lines().count().max(1) as u32;
-    let last = trimmed.lines().last().unwrap_or("");
-    Span {
-        start_line: 1,
-        start_column: 1,
-        end_line,
-        end_column: last.encode_utf16().count().max(1) as u32,
-        language: "cs".to_owned(),
-        kind: Kind::Prose,
-        path_hint: Field::Null,
-        note: Field::Value("uniformly Czech file".to_owned()),
-    }
 }
 
 fn entry(bytes: &str, spans: Vec<Span>) -> Entry {
