@@ -77,17 +77,26 @@ pub fn evidence(text: &str) -> Evidence {
                 LOWER | UPPER => {
                     word.capital |= word.len == 0 && b.is_ascii_uppercase();
                     word.push(b | 0x20);
-                    // The lowercase letters after it, most of a word, in one tight loop.
-                    let run = bytes[i..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_lowercase())
-                        .count();
-                    let packed = run.min(8usize.saturating_sub(word.len as usize));
-                    for &b in &bytes[i..i + packed] {
-                        word.push(b);
+                    // The rest of its letters, lowercase ASCII and Czech, most of a word,
+                    // in one tight loop.
+                    loop {
+                        match bytes.get(i) {
+                            Some(&c) if c.is_ascii_lowercase() => {
+                                word.push(c);
+                                i += 1;
+                            }
+                            Some(&c @ 0xC3..=0xC5) => {
+                                let next = bytes.get(i + 1).copied().unwrap_or(0);
+                                let Some(base) = fold_czech(c, next) else {
+                                    break;
+                                };
+                                word.push(base);
+                                word.diacritics += 1;
+                                i += 2;
+                            }
+                            _ => break,
+                        }
                     }
-                    word.len += (run - packed) as u32;
-                    i += run;
                 }
                 DIGIT => {
                     word.digit = true;
