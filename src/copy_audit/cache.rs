@@ -434,8 +434,18 @@ impl Caches {
     /// `reports` reports (computed or taken from the cache): the layout on disk while it is
     /// within a factor of two of what that many reports want, else a new one.
     pub fn plan_findings(&mut self, reports: usize) {
+        self.plan = Some(self.plan_for(reports));
+    }
+
+    /// The plan chosen, or for a run that chose none (`--list-unsegmented`, which computes
+    /// no report) the one its fresh reports alone would choose.
+    fn planned(&self) -> Plan {
+        self.plan.unwrap_or_else(|| self.plan_for(self.fresh.len()))
+    }
+
+    fn plan_for(&self, reports: usize) -> Plan {
         let wanted = bits_for(reports);
-        self.plan = Some(match self.bits {
+        match self.bits {
             Some(bits) if bits.abs_diff(wanted) <= 1 => Plan {
                 bits,
                 relayout: false,
@@ -444,20 +454,7 @@ impl Caches {
                 bits: wanted,
                 relayout: true,
             },
-        });
-    }
-
-    fn planned(&self) -> Plan {
-        self.plan.unwrap_or_else(|| match self.bits {
-            Some(bits) => Plan {
-                bits,
-                relayout: false,
-            },
-            None => Plan {
-                bits: bits_for(self.fresh.len()),
-                relayout: true,
-            },
-        })
+        }
     }
 
     /// Whether [`Caches::save`] will rewrite the findings shard holding a key (and so ask

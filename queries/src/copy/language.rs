@@ -62,8 +62,8 @@ impl Evidence {
 /// apostrophe inside it kept, so `it's` is one English word and not `it` and the Czech
 /// `s`). Words with a digit (`v2`, `H1`) are not words of either language.
 ///
-/// Read a byte at a time: ASCII by a class table, the two-byte Czech letters by their
-/// two bytes, and only other non-ASCII characters (punctuation, other scripts) decoded.
+/// Read a byte at a time: ASCII and the two-byte Czech letters by their bytes, and only
+/// other non-ASCII characters (punctuation, other scripts) decoded.
 pub fn evidence(text: &str) -> Evidence {
     let bytes = text.as_bytes();
     let mut out = Evidence::default();
@@ -73,8 +73,8 @@ pub fn evidence(text: &str) -> Evidence {
         let b = bytes[i];
         if b < 0x80 {
             i += 1;
-            match ASCII[b as usize] {
-                LOWER | UPPER => {
+            match b {
+                b'a'..=b'z' | b'A'..=b'Z' => {
                     word.capital |= word.len == 0 && b.is_ascii_uppercase();
                     word.push(b | 0x20);
                     // The rest of its letters, lowercase ASCII and Czech, most of a word,
@@ -98,7 +98,7 @@ pub fn evidence(text: &str) -> Evidence {
                         }
                     }
                 }
-                DIGIT => {
+                b'0'..=b'9' => {
                     word.digit = true;
                     word.len += 1;
                 }
@@ -109,27 +109,6 @@ pub fn evidence(text: &str) -> Evidence {
             continue;
         }
         let next = bytes.get(i + 1).copied().unwrap_or(0);
-        // The punctuation of prose, told by its bytes: U+2000–U+203F (dashes, quotes,
-        // spaces; none a letter or digit) and U+0080–U+00BF but for its few letters and
-        // digits (`ª²³µ¹º¼½¾`).
-        let general_punctuation = b == 0xE2 && next == 0x80;
-        let latin1_punctuation =
-            b == 0xC2 && !matches!(next, 0xAA | 0xB2 | 0xB3 | 0xB5 | 0xB9 | 0xBA | 0xBC..=0xBE);
-        if general_punctuation || latin1_punctuation {
-            let third = bytes.get(i + 2).copied();
-            i += if general_punctuation { 3 } else { 2 };
-            // U+2019, the typographic apostrophe, inside a word.
-            if general_punctuation
-                && third == Some(0x99)
-                && word.len > 0
-                && starts_letter(&text[i..])
-            {
-                word.push(b'\'');
-            } else if word.len > 0 {
-                word.finish(&mut out);
-            }
-            continue;
-        }
         if let Some(base) = fold_czech(b, next) {
             i += 2;
             word.push(base);
@@ -154,27 +133,6 @@ pub fn evidence(text: &str) -> Evidence {
 fn starts_letter(text: &str) -> bool {
     text.chars().next().is_some_and(char::is_alphabetic)
 }
-
-const OTHER: u8 = 0;
-const LOWER: u8 = 1;
-const UPPER: u8 = 2;
-const DIGIT: u8 = 3;
-
-/// The class of each ASCII byte.
-static ASCII: [u8; 128] = {
-    let mut table = [OTHER; 128];
-    let mut b = 0;
-    while b < 128 {
-        table[b] = match b as u8 {
-            b'a'..=b'z' => LOWER,
-            b'A'..=b'Z' => UPPER,
-            b'0'..=b'9' => DIGIT,
-            _ => OTHER,
-        };
-        b += 1;
-    }
-    table
-};
 
 /// The word being read: its folded bytes packed big-endian while they fit.
 #[derive(Default)]
@@ -210,7 +168,7 @@ impl Word {
                 // The English article and pronoun begin a sentence as often as not;
                 // the Czech conjunctions mostly stand inside one, lowercase.
                 true if matches!(self.key >> 56, 0x61 | 0x69) => EN,
-                _ => lookup(self.key, self.len),
+                _ => lookup(self.key),
             };
             out.czech += 2 * u32::from(languages & CS != 0);
             out.english += 2 * u32::from(languages & EN != 0);
@@ -478,28 +436,9 @@ const fn pack(word: &[u8]) -> u64 {
     key
 }
 
-/// For each word length 1 to 8, the first letters of the table's words of that length
-/// (bit `c - b'a'`): most words of prose are no stop word, and this tells most of them
-/// without a search.
-static FIRST_LETTERS: [u32; 9] = {
-    let mut masks = [0u32; 9];
-    let mut i = 0;
-    while i < WORDS.len() {
-        let word = WORDS[i].0.as_bytes();
-        masks[word.len()] |= 1 << (word[0] - b'a');
-        i += 1;
-    }
-    masks
-};
-
-/// The languages of the folded word of `len` bytes packed as `key`: `CS`, `EN`, both, or
-/// neither (0).
+/// The languages of the folded word packed as `key`: `CS`, `EN`, both, or neither (0).
 #[inline]
-fn lookup(key: u64, len: u32) -> u8 {
-    let first = (key >> 56) as u8;
-    if !first.is_ascii_lowercase() || FIRST_LETTERS[len as usize] & (1 << (first - b'a')) == 0 {
-        return 0;
-    }
+fn lookup(key: u64) -> u8 {
     let mut at = slot(key);
     loop {
         let (k, languages) = TABLE[at];
@@ -533,16 +472,12 @@ mod tests {
                 "{word}"
             );
             assert!((1..=3).contains(languages), "{word}");
-            assert_eq!(
-                lookup(pack(word.as_bytes()), word.len() as u32),
-                *languages,
-                "{word}"
-            );
+            assert_eq!(lookup(pack(word.as_bytes())), *languages, "{word}");
         }
         // Every word is found, each once, and the table stays under half full.
         assert_eq!(TABLE.iter().filter(|(k, _)| *k != 0).count(), WORDS.len());
         assert!(WORDS.len() * 2 < SLOTS);
-        assert_eq!(lookup(pack(b"plan"), 4), 0);
+        assert_eq!(lookup(pack(b"plan")), 0);
     }
 
     /// The definition [`evidence`] reads bytes for: words split at characters, each

@@ -10,7 +10,7 @@
 //!   strings below it that language: how bilingual JSON and YAML are laid out, and how the
 //!   agent tags them. Else the format's own hint (Markdown front matter `lang:`), else the
 //!   project's (`paths.locale`), else the text itself, when it says clearly which language
-//!   it is in ([`identify`]), else the default language. A language that is not declared
+//!   it is in ([`identify_view`]), else the default language. A language that is not declared
 //!   is still the text's language: the audit runs no rule of it, which is the point.
 //! - **Kind.** A string value that is not prose — an identifier, a slug, a path or URL, a
 //!   colour, a time, an enum-like word — is `data` (language `unknown`): see
@@ -23,7 +23,6 @@ use crate::copy::extract::Format;
 use crate::copy::lockfile::{Field, Kind, Span, SpanIndex};
 use crate::copy::view::{View, ViewRole};
 
-pub use crate::copy::language::identify;
 use crate::text::LineIndex;
 use std::ops::Range;
 
@@ -61,7 +60,7 @@ pub fn identify_view(view: &View) -> Option<&'static str> {
     view.evidence().language()
 }
 
-/// [`spans`] with another language identifier than [`identify`]: how the choice of ours
+/// [`spans`] with another language identifier than [`identify_view`]: how the choice of ours
 /// over a general-purpose crate is measured (`tests/structural_agreement.rs`).
 pub fn spans_with(
     format: Format,
@@ -71,16 +70,13 @@ pub fn spans_with(
     identify: Identifier<'_>,
 ) -> Vec<Span> {
     let index = LineIndex::new(text);
-    let mut cursor = index.cursor();
     pieces(format, text, views, setup, identify)
         .into_iter()
         .map(|piece| {
-            let start = cursor.line_col(text, piece.range.start);
-            let last = text[..piece.range.end]
-                .char_indices()
-                .next_back()
-                .map_or(0, |(at, _)| at);
-            let end = cursor.line_col(text, last);
+            let start = index.line_col(text, piece.range.start);
+            let end = index
+                .last_char_at(text, piece.range.end)
+                .expect("a piece is never empty");
             Span {
                 start_line: start.line,
                 start_column: start.column,
@@ -111,15 +107,15 @@ pub struct Piece<'a> {
 /// them: a stretch is kept only where it says what the extractor and the config's default
 /// language do not.
 ///
-/// Each prose view is tagged ([`language_of`], [`looks_like_data`]) and cut around the
-/// code inside it. Then:
+/// Each prose view is tagged ([`language_of`], [`looks_like_data`]), one stretch over its
+/// source text. Then:
 ///
 /// - prose in the default language is left out (the audit reads a gap as the default
-///   language), and so is code (the extractor finds it again, and no rule reads it);
+///   language); code is never a stretch (the extractor finds it again, and no rule reads
+///   it);
 /// - what is kept — prose in another language, `data` — merges with the kept stretch
 ///   before it when both have the same language, kind and path hint and nothing but code
-///   and markup lies between (a paragraph split by inline code, the paragraphs of an
-///   English file);
+///   and markup lies between (the paragraphs of an English file);
 /// - running text (Markdown, plain text) with nothing kept is wholly in the default
 ///   language, and gets the one whole-file span the agent writes for such a file.
 ///
@@ -137,9 +133,9 @@ pub fn pieces<'a>(
     let mut out: Vec<Piece<'a>> = Vec::new();
     // Whether default-language prose lies between the last kept stretch and the next.
     let mut blocked = false;
-    let mut prose_seen = false;
-    for piece in tagged(format, text, views, setup, identify) {
-        prose_seen = true;
+    let tagged = tagged(format, text, views, setup, identify);
+    let any_prose = !tagged.is_empty();
+    for piece in tagged {
         if piece.kind == Kind::Prose && piece.language == setup.default_language {
             blocked = true;
             continue;
@@ -158,7 +154,7 @@ pub fn pieces<'a>(
     }
     let running_text = matches!(format, Format::Markdown | Format::Mdx | Format::Text);
     let end = text.trim_end_matches(['\n', '\r']).len();
-    if running_text && out.is_empty() && prose_seen && end > 0 {
+    if running_text && out.is_empty() && any_prose && end > 0 {
         out.push(Piece {
             range: 0..end,
             language: setup.default_language,

@@ -200,23 +200,11 @@ impl SpanIndex {
     /// covering nothing is left out.
     pub fn new(text: &str, index: &LineIndex, spans: &[Span]) -> Result<SpanIndex, LockfileError> {
         check_span_list(spans)?;
-        let mut languages: Vec<String> = Vec::new();
-        let ranges = spans
-            .iter()
-            .map(filtered)
-            .filter_map(|span| {
-                let range = range_between(text, index, span.start, span.end)?;
-                let language = match languages.iter().position(|l| l == span.language) {
-                    Some(at) => at,
-                    None => {
-                        languages.push(span.language.to_owned());
-                        languages.len() - 1
-                    }
-                };
-                Some((range, span.kind, language as u32))
-            })
-            .collect();
-        Ok(SpanIndex { ranges, languages })
+        let ranges = spans.iter().map(filtered).filter_map(|span| {
+            let range = range_between(text, index, span.start, span.end)?;
+            Some((range, span.kind, span.language))
+        });
+        Ok(Self::interned(ranges))
     }
 
     /// From byte ranges already sorted, disjoint and non-empty, as the structural
@@ -224,6 +212,18 @@ impl SpanIndex {
     pub fn from_ranges<'l>(
         ranges: impl IntoIterator<Item = (Range<usize>, Kind, &'l str)>,
     ) -> Self {
+        let index = Self::interned(ranges);
+        debug_assert!(
+            index
+                .ranges
+                .windows(2)
+                .all(|w| w[0].0.end <= w[1].0.start && !w[0].0.is_empty())
+        );
+        index
+    }
+
+    /// The ranges with each language kept once, in order of first use.
+    fn interned<'l>(ranges: impl IntoIterator<Item = (Range<usize>, Kind, &'l str)>) -> Self {
         let mut languages: Vec<String> = Vec::new();
         let ranges = ranges
             .into_iter()
@@ -237,12 +237,7 @@ impl SpanIndex {
                 };
                 (range, kind, at as u32)
             })
-            .collect::<Vec<_>>();
-        debug_assert!(
-            ranges
-                .windows(2)
-                .all(|w| w[0].0.end <= w[1].0.start && !w[0].0.is_empty())
-        );
+            .collect();
         SpanIndex { ranges, languages }
     }
 
