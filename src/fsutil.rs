@@ -79,24 +79,101 @@ pub fn read_regular_to_string(path: &Path) -> io::Result<String> {
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.utf8_error()))
 }
 
+/// Where `path` leads once every symlink on it is followed. A path that does not exist
+/// yet (a file about to be created) is its nearest existing ancestor resolved, then the
+/// rest; a dangling symlink leads to where its target would be.
+pub fn resolve(path: &Path) -> io::Result<PathBuf> {
+    resolve_within(path, 0)
+}
+
+fn resolve_within(path: &Path, links: u32) -> io::Result<PathBuf> {
+    let missing = match fs::canonicalize(path) {
+        Ok(resolved) => return Ok(resolved),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => e,
+        Err(e) => return Err(e),
+    };
+    let parent = path.parent().map(|p| {
+        if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        }
+    });
+    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        // As the kernel does: at most 40 links on one path.
+        if links >= 40 {
+            return Err(io::Error::other("too many levels of symbolic links"));
+        }
+        let target = fs::read_link(path)?;
+        let next = parent.unwrap_or(Path::new(".")).join(target);
+        return resolve_within(&next, links + 1);
+    }
+    match (parent, path.file_name()) {
+        (Some(parent), Some(name)) => Ok(resolve_within(parent, links)?.join(name)),
+        _ => Err(missing),
+    }
+}
+
+/// `path` resolved ([`resolve`]), if it stays inside `root`: what every write, rename
+/// and removal of both tools goes through, so that a symlink committed into a
+/// repository (`soil.lock -> ~/.bashrc`, a `.lockgraph` that leads elsewhere) can never
+/// make a run touch a file outside it. The error names the path and where it leads.
+pub fn inside_root(root: &Path, path: &Path) -> io::Result<PathBuf> {
+    let root = fs::canonicalize(root)?;
+    let resolved = resolve(path)?;
+    if resolved.starts_with(&root) {
+        Ok(resolved)
+    } else {
+        Err(outside(&resolved))
+    }
+}
+
+fn outside(resolved: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!(
+            "a symlink leads outside the root, to {}; nothing written",
+            resolved.display()
+        ),
+    )
+}
+
+/// `root/.lockgraph`, the caches' and the lock's directory, once it is known not to lead
+/// outside the root: read from there, a planted cache could hide findings, and written
+/// there, files outside would be replaced and removed.
+pub fn cache_dir(root: &Path) -> io::Result<PathBuf> {
+    let dir = root.join(CACHE_DIR);
+    dir_inside_root(root, &dir)?;
+    Ok(dir)
+}
+
+/// [`inside_root`] for a directory, the error naming it.
+pub fn dir_inside_root(root: &Path, dir: &Path) -> io::Result<PathBuf> {
+    inside_root(root, dir).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))
+}
+
 /// Writes `bytes` to `path` unless the file already holds exactly those bytes. Returns
 /// whether it wrote. The new content goes to a temporary file in the same directory, is
 /// synced, then renamed over the target, so a crash leaves either the old or the new file,
-/// never half of one. The target's permissions are kept.
-pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+/// never half of one. The target's permissions are kept. Nothing is written where `path`
+/// leads outside `root` ([`inside_root`]).
+pub fn write_if_changed(root: &Path, path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    let path = &inside_root(root, path)?;
     match read_regular(path) {
         Ok(existing) if existing == bytes => return Ok(false),
         Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
     }
-    write_atomic(path, bytes).map(|()| true)
+    replace_with(path, true, |file| file.write_all(bytes)).map(|()| true)
 }
 
 /// Replaces `path` with `bytes` through a synced temporary file in the same directory and
-/// a rename, keeping the target's permissions.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    replace(path, bytes, true)
+/// a rename, keeping the target's permissions; never outside `root`.
+pub fn write_atomic(root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace_with(&inside_root(root, path)?, true, |file| {
+        file.write_all(bytes)
+    })
 }
 
 /// [`write_atomic`] of what `write` writes, through a buffer, and without waiting for the
@@ -104,34 +181,25 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// reader checks and rebuilds them — and whose `fsync` was most of the time a one-file
 /// edit took to save them. A large cache is written as it is encoded, never held whole.
 pub fn write_atomic_unsynced_with(
+    root: &Path,
     path: &Path,
     write: impl FnOnce(&mut io::BufWriter<&mut File>) -> io::Result<()>,
 ) -> io::Result<()> {
-    replace_with(path, false, |file| {
+    replace_with(&inside_root(root, path)?, false, |file| {
         let mut out = io::BufWriter::with_capacity(1 << 16, file);
         write(&mut out)?;
         out.flush()
     })
 }
 
-fn replace(path: &Path, bytes: &[u8], sync: bool) -> io::Result<()> {
-    replace_with(path, sync, |file| file.write_all(bytes))
-}
-
+/// Replaces the file at the resolved `path` ([`inside_root`]). A symlink inside the root
+/// is written through, to the file it leads to: renaming over the link would replace it
+/// with a copy and cut the file it pointed to off from the edit.
 fn replace_with(
     path: &Path,
     sync: bool,
     write: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> io::Result<()> {
-    // A symlink is written through, to the file it leads to: renaming over the link would
-    // replace it with a copy and cut the file it pointed to off from the edit.
-    let resolved;
-    let path = if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        resolved = fs::canonicalize(path)?;
-        resolved.as_path()
-    } else {
-        path
-    };
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -253,7 +321,7 @@ pub struct DirLock {
 
 impl DirLock {
     pub fn acquire(root: &Path) -> io::Result<DirLock> {
-        let dir = root.join(CACHE_DIR);
+        let dir = cache_dir(root)?;
         crate::statcache::create_dir(&dir, &dir)?;
         let file = OpenOptions::new()
             .create(true)
@@ -321,7 +389,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let name = format!("{}.md", "é".repeat(125)); // 253 bytes
         let path = dir.path().join(&name);
-        write_atomic(&path, b"one").unwrap();
+        write_atomic(dir.path(), &path, b"one").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"one");
     }
 
@@ -332,7 +400,7 @@ mod tests {
         let (target, link) = (dir.path().join("real.md"), dir.path().join("link.md"));
         fs::write(&target, "old").unwrap();
         std::os::unix::fs::symlink("real.md", &link).unwrap();
-        assert!(write_if_changed(&link, b"new").unwrap());
+        assert!(write_if_changed(dir.path(), &link, b"new").unwrap());
         assert!(
             fs::symlink_metadata(&link)
                 .unwrap()
@@ -381,12 +449,13 @@ mod tests {
     fn unchanged_bytes_are_not_rewritten() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.json");
-        assert!(write_if_changed(&path, b"one").unwrap());
+        let root = dir.path();
+        assert!(write_if_changed(root, &path, b"one").unwrap());
         let before = fs::metadata(&path).unwrap().modified().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
-        assert!(!write_if_changed(&path, b"one").unwrap());
+        assert!(!write_if_changed(root, &path, b"one").unwrap());
         assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), before);
-        assert!(write_if_changed(&path, b"two").unwrap());
+        assert!(write_if_changed(root, &path, b"two").unwrap());
         assert_eq!(fs::read(&path).unwrap(), b"two");
         let leftovers: Vec<_> = fs::read_dir(dir.path())
             .unwrap()

@@ -346,8 +346,10 @@ fn decode<'a, T: Deserialize<'a>>(body: &'a [u8]) -> postcard::Result<T> {
     postcard::from_bytes(body)
 }
 
-/// Replaces `dir/name` atomically with the envelope of `value` (see [`load`]).
+/// Replaces `dir/name` atomically with the envelope of `value` (see [`load`]); `dir` is
+/// `lockgraph` (a root's `.lockgraph/`) or below it, and the file stays inside that root.
 pub fn store<T: Serialize + ?Sized>(
+    lockgraph: &Path,
     dir: &Path,
     name: &str,
     engine: &str,
@@ -355,7 +357,7 @@ pub fn store<T: Serialize + ?Sized>(
 ) -> io::Result<()> {
     // Encoded straight into the file's buffer: a 100,000-file index is 7 MB, and the
     // copies of it a run made before writing were a third of what a one-file edit saved.
-    write_atomic_unsynced_with(&dir.join(name), |out| {
+    write_atomic_unsynced_with(root_of(lockgraph), &dir.join(name), |out| {
         let mut summed = Checksummed {
             out,
             crc: crc32fast::Hasher::new(),
@@ -370,6 +372,8 @@ pub fn store<T: Serialize + ?Sized>(
 /// Creates `dir` (a directory under `.lockgraph/`) and the `.gitignore` that keeps
 /// `.lockgraph/` out of version control.
 pub fn create_dir(lockgraph: &Path, dir: &Path) -> io::Result<()> {
+    // Checked before anything is created: `create_dir_all` would follow a link out.
+    let dir = &crate::fsutil::dir_inside_root(root_of(lockgraph), dir)?;
     fs::create_dir_all(dir)?;
     let ignore = lockgraph.join(".gitignore");
     if !ignore.exists() {
@@ -377,6 +381,14 @@ pub fn create_dir(lockgraph: &Path, dir: &Path) -> io::Result<()> {
         let _ = fs::write(&ignore, "*\n");
     }
     Ok(())
+}
+
+/// The root a `.lockgraph/` directory belongs to.
+fn root_of(lockgraph: &Path) -> &Path {
+    lockgraph
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 #[cfg(test)]
@@ -432,7 +444,7 @@ mod tests {
             load::<Vec<u32>>(d, "x", "e1", "x"),
             Loaded::Missing
         ));
-        store(d, "x", "e1", &vec![1u32, 2, 3]).unwrap();
+        store(d, d, "x", "e1", &vec![1u32, 2, 3]).unwrap();
         match load::<Vec<u32>>(d, "x", "e1", "x") {
             Loaded::Fresh(v, written) => {
                 assert_eq!(v, [1, 2, 3]);

@@ -280,9 +280,11 @@ impl Caches {
         root.join(CACHE_DIR).join(STAT_FILE).is_file()
     }
 
-    /// Opens (and, if needed, repairs) the caches under `root/.lockgraph`.
-    pub fn open(root: &Path) -> Caches {
-        let dir = root.join(CACHE_DIR);
+    /// Opens (and, if needed, repairs) the caches under `root/.lockgraph`; an error when
+    /// that directory leads outside the root ([`crate::fsutil::cache_dir`]).
+    pub fn open(root: &Path) -> std::io::Result<Caches> {
+        let dir = crate::fsutil::cache_dir(root)?;
+        crate::fsutil::dir_inside_root(root, &dir.join(FINDINGS_DIR))?;
         // What a run killed while saving left (the walk does not enter `.lockgraph/`).
         crate::fsutil::sweep_leftovers(&dir);
         crate::fsutil::sweep_leftovers(&dir.join(FINDINGS_DIR));
@@ -331,7 +333,7 @@ impl Caches {
             caches.bits = Some(bits);
             caches.shards = (0..1 << bits).map(|_| OnceLock::new()).collect();
         }
-        caches
+        Ok(caches)
     }
 
     fn shard_name(bits: u8, i: usize) -> String {
@@ -647,7 +649,7 @@ fn load_ours<T>(
 
 /// Replaces one cache file of `dir`; a failure is a warning, never an error.
 pub(super) fn write_file<T: Serialize>(dir: &Path, name: &str, value: &T) {
-    if let Err(e) = statcache::store(dir, name, ENGINE_VERSION, value) {
+    if let Err(e) = statcache::store(dir, dir, name, ENGINE_VERSION, value) {
         eprintln!("warning: .lockgraph/{name}: {e}; not saved");
     }
 }

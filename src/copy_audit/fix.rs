@@ -94,7 +94,7 @@ pub fn run(
         journal.begin(ws)?;
         let mut reanchored = false;
         for (abs, fixed, step) in &planned {
-            write_if_changed(abs, fixed.as_bytes())
+            write_if_changed(&ws.root, abs, fixed.as_bytes())
                 .map_err(|e| Failure::new(format!("{}: cannot write the fix: {e}", step.path)))?;
             if step.reanchor
                 && let Some(entry) = lock.files.get_mut(&step.path)
@@ -105,6 +105,7 @@ pub fn run(
         }
         if reanchored {
             write_if_changed(
+                &ws.root,
                 &ws.lock_path,
                 lockfile::to_canonical_string(&lock).as_bytes(),
             )

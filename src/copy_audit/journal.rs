@@ -47,7 +47,7 @@ impl Journal {
         let file = path(ws);
         let text = serde_json::to_string_pretty(self).expect("strings serialise");
         crate::statcache::create_dir(&ws.root.join(CACHE_DIR), &ws.root.join(CACHE_DIR))
-            .and_then(|()| write_atomic(&file, text.as_bytes()))
+            .and_then(|()| write_atomic(&ws.root, &file, text.as_bytes()))
             .map_err(|e| Failure::new(format!("{}: {e}", file.display())))
     }
 
@@ -102,6 +102,7 @@ pub fn recover(ws: &Workspace) -> Result<(), Failure> {
     }
     if reanchored > 0 {
         crate::fsutil::write_if_changed(
+            &ws.root,
             &ws.lock_path,
             lockfile::to_canonical_string(&lock).as_bytes(),
         )

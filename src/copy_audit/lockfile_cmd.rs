@@ -142,6 +142,7 @@ pub(super) fn edit(
     lock.validate()
         .map_err(|e| Failure::new(format!("{}: refusing to write: {e}", ws.lock_display())))?;
     let wrote = write_if_changed(
+        &ws.root,
         &ws.lock_path,
         lockfile::to_canonical_string(&lock).as_bytes(),
     )
@@ -425,8 +426,18 @@ pub fn merge(base: &Path, ours: &Path, theirs: &Path) -> Result<Outcome, Failure
         .lock
         .validate()
         .map_err(|e| Failure::new(format!("{}: refusing to write: {e}", ours.display())))?;
-    crate::fsutil::write_if_changed(ours, lockfile::to_canonical_string(&merged.lock).as_bytes())
-        .map_err(|e| Failure::new(format!("{}: {e}", ours.display())))?;
+    // OURS is named by git (or the user): it is written where it is, never through a
+    // link to another directory.
+    let here = ours
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    crate::fsutil::write_if_changed(
+        here,
+        ours,
+        lockfile::to_canonical_string(&merged.lock).as_bytes(),
+    )
+    .map_err(|e| Failure::new(format!("{}: {e}", ours.display())))?;
     for (path, how) in &merged.settled {
         let how = match how {
             lockfile::Settled::ByFileChange => "the side that changed the file",

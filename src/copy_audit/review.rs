@@ -125,7 +125,13 @@ fn edit_spans(
         std::process::id(),
         path.replace('/', "_")
     ));
-    std::fs::write(&file, spans_json(entry))
+    // A new file, never one already there: in a shared temporary directory a name that
+    // exists may be another user's link to a file of ours.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&file)
+        .and_then(|mut f| f.write_all(spans_json(entry).as_bytes()))
         .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
     // Removed however the edit ends.
     struct Remove<'p>(&'p std::path::Path);

@@ -185,10 +185,12 @@ fn now_ns() -> i128 {
 }
 
 impl SoilCache {
-    /// Reads every shard under `root/.lockgraph/soil`, in parallel.
-    pub fn open(root: &Path) -> SoilCache {
-        let lockgraph = root.join(".lockgraph");
+    /// Reads every shard under `root/.lockgraph/soil`, in parallel; an error when that
+    /// directory leads outside the root.
+    pub fn open(root: &Path) -> std::io::Result<SoilCache> {
+        let lockgraph = crate::fsutil::cache_dir(root)?;
         let dir = lockgraph.join(DIR);
+        crate::fsutil::dir_inside_root(root, &dir)?;
         // What a run killed while saving left (the walk does not enter `.lockgraph/`).
         crate::fsutil::sweep_leftovers(&dir);
         let engine = engine_key();
@@ -230,7 +232,7 @@ impl SoilCache {
                 ),
                 _ => (HashMap::new(), 0),
             };
-        SoilCache {
+        Ok(SoilCache {
             lockgraph,
             dir,
             engine,
@@ -238,7 +240,7 @@ impl SoilCache {
             externals,
             externals_written_ns,
             new_externals: None,
-        }
+        })
     }
 
     /// Moves the entry of the definition `path` out of the cache.
@@ -331,7 +333,7 @@ impl SoilCache {
     fn write<T: Serialize + ?Sized>(&self, name: &str, value: &T) {
         // Only changed files are written, so comparing with the old bytes first would only
         // cost.
-        if let Err(e) = statcache::store(&self.dir, name, &self.engine, value) {
+        if let Err(e) = statcache::store(&self.lockgraph, &self.dir, name, &self.engine, value) {
             eprintln!("warning: .lockgraph/{DIR}/{name}: {e}; not saved");
         }
     }

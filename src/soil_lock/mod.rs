@@ -230,8 +230,12 @@ fn refresh(root: &mut Root) -> Result<bool, Failure> {
             Refreshed::Sidecar(next) => next,
         };
         let file = root.file(def, "lock");
-        if write_if_changed(&file, sidecar::to_canonical_string(&next).as_bytes())
-            .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?
+        if write_if_changed(
+            &root.dir,
+            &file,
+            sidecar::to_canonical_string(&next).as_bytes(),
+        )
+        .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?
         {
             written += 1;
             eprintln!("wrote {path}.lock");
@@ -270,7 +274,7 @@ fn manifest(root: &Root, check: bool) -> Result<bool, Failure> {
         }
         return Ok(true);
     }
-    let wrote = write_if_changed(&file, text.as_bytes())
+    let wrote = write_if_changed(&root.dir, &file, text.as_bytes())
         .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?;
     eprintln!(
         "{} {}",

@@ -124,10 +124,11 @@ impl Root {
         // Decoding the cache and listing the root are independent; overlapped, one fills
         // the gaps the other's system calls leave.
         let phase = crate::timings::phase("open the cache, walk and stat");
-        let (mut cache, listed) = rayon::join(
-            || use_cache.then(|| SoilCache::open(&dir)),
+        let (cache, listed) = rayon::join(
+            || use_cache.then(|| SoilCache::open(&dir)).transpose(),
             || list(&dir, use_cache),
         );
+        let mut cache = cache.map_err(|e| Failure::new(e.to_string()))?;
         let walked = listed?;
         drop(phase);
         let phase = crate::timings::phase("take in the definitions");

@@ -112,19 +112,23 @@ fn open_inputs<'a>(
         // Every file will be read and audited: a cold run.
         crate::memory::small_pages();
     }
-    let (files, (mut caches, lock)) = rayon::join(
+    let (files, (caches, lock)) = rayon::join(
         || {
             let _walk = crate::timings::phase("  walk and stat");
             ws.scope(matcher, stat_walk)
         },
         || {
             let open = crate::timings::phase("  open caches");
-            let mut caches = (!args.no_cache).then(|| Caches::open(&ws.root));
+            let caches = (!args.no_cache).then(|| Caches::open(&ws.root)).transpose();
             drop(open);
+            let Ok(mut caches) = caches else {
+                return (caches, None);
+            };
             let lock = (!args.fix).then(|| LockView::open(ws, caches.as_mut()));
-            (caches, lock)
+            (Ok(caches), lock)
         },
     );
+    let mut caches = caches.map_err(|e| Failure::new(e.to_string()))?;
     let mut files = files?;
     drop(walk);
     let lock = match lock {
