@@ -197,4 +197,19 @@ fn paths_in_configs_and_sidecars_stay_inside_the_root() {
         &stderr,
         "../../etc/passwd: outside the root; an oracle's file is not read there",
     );
+
+    // The same file reached through a link to an identical copy outside: not read, so
+    // its users stay flagged, never cleared by the copy.
+    let tree = Tree::copy_of("soil");
+    let outside = tempfile::tempdir().unwrap();
+    let copy = outside.path().join("stats.py");
+    std::fs::copy(tree.path("ref/stats.py"), &copy).unwrap();
+    std::fs::remove_file(tree.path("ref/stats.py")).unwrap();
+    symlink(&copy, tree.path("ref/stats.py")).unwrap();
+    let (code, stderr) = run(tree.soil_lock().args(["status"]));
+    assert!(code < 2, "{stderr}");
+    once(
+        &stderr,
+        "ref/stats.py: a symlink leads outside the root; an oracle's file is not read there",
+    );
 }

@@ -316,14 +316,24 @@ fn read_external(file: &Path) -> Option<Vec<u8>> {
     }
 }
 
-/// `rel` under the root, unless it leads outside it (then it is not read, and said so:
-/// a sidecar must not make soil-lock read `/etc/passwd`).
+/// `rel` under the root, unless it leads outside it, by its words or through a symlink
+/// (then it is not read, and said so: a sidecar must not make soil-lock read
+/// `/etc/passwd`, and an identical file outside must not clear `stale-oracle`).
 fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
-    if lockgraph_queries::relpath::stays_inside(rel) {
-        Some(root.join(rel))
-    } else {
+    if !lockgraph_queries::relpath::stays_inside(rel) {
         eprintln!("warning: {rel}: outside the root; an oracle's file is not read there");
-        None
+        return None;
+    }
+    let path = root.join(rel);
+    match crate::fsutil::inside_root(root, &path) {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            eprintln!(
+                "warning: {rel}: a symlink leads outside the root; an oracle's file is not read there"
+            );
+            None
+        }
+        // Anything else (unreadable, a loop) is the read's to report.
+        _ => Some(path),
     }
 }
 
