@@ -6,30 +6,14 @@
 //!
 //! `cargo bench --bench long_line`
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use lockgraph_queries::copy::engine::{self, RuleTable, Setup, Source};
-use lockgraph_queries::copy::extract::Format;
-use lockgraph_queries::copy::rules::RuleSet;
-use lockgraph_queries::hash::ContentHash;
-use std::collections::BTreeMap;
-use std::hint::black_box;
-use std::sync::Arc;
-use std::time::Duration;
+#[path = "support/setup.rs"]
+mod setup;
 
-fn setup() -> Setup {
-    Setup {
-        rules: RuleTable {
-            set: Arc::new(RuleSet::builtin()),
-            kinds: BTreeMap::new(),
-            fingerprint: ContentHash::of(b"builtin"),
-        },
-        default_language: "cs".into(),
-        declared: vec!["cs".into(), "en".into()],
-        unknown_language_default: false,
-        ignore_marker: "copy-editor: ignore".into(),
-        prompt_outdated: false,
-    }
-}
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use lockgraph_queries::copy::engine::{self, Source};
+use lockgraph_queries::copy::extract::Format;
+use std::hint::black_box;
+use std::time::Duration;
 
 /// `repeats` sentences on one line, three findings each (a space before a comma, three
 /// dots for an ellipsis, a number before its unit without a no-break space).
@@ -41,7 +25,7 @@ fn line(repeats: usize) -> String {
 }
 
 fn bench(c: &mut Criterion) {
-    let setup = setup();
+    let setup = setup::builtin(&["cs", "en"]);
     let mut group = c.benchmark_group("one long line");
     group
         .sample_size(10)

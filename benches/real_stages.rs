@@ -17,20 +17,19 @@
 
 #[path = "support/real_files.rs"]
 mod real_files;
+#[path = "support/setup.rs"]
+mod setup;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use lockgraph_queries::copy::engine::{self, RuleTable, Setup, Source};
+use lockgraph_queries::copy::engine::{self, Source};
 use lockgraph_queries::copy::extract::{Format, PathHints, extract_views};
 use lockgraph_queries::copy::language;
 use lockgraph_queries::copy::lockfile::{self, Entry};
-use lockgraph_queries::copy::rules::RuleSet;
 use lockgraph_queries::copy::structural;
 use lockgraph_queries::hash::ContentHash;
 use real_files::{MARKDOWN, whole_file};
-use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// One real file: its format, text, and the entry the agent wrote for it.
@@ -38,21 +37,6 @@ struct File {
     format: Format,
     text: String,
     agent: Entry,
-}
-
-fn setup() -> Setup {
-    Setup {
-        rules: RuleTable {
-            set: Arc::new(RuleSet::builtin()),
-            kinds: BTreeMap::new(),
-            fingerprint: ContentHash::of(b"builtin"),
-        },
-        default_language: "cs".into(),
-        declared: vec!["cs".into()],
-        unknown_language_default: false,
-        ignore_marker: "copy-editor: ignore".into(),
-        prompt_outdated: false,
-    }
 }
 
 /// The agent's entry of a Markdown file: one whole-file `cs prose` span.
@@ -97,7 +81,7 @@ fn bench(c: &mut Criterion) {
         return;
     }
     let files = files(&shared);
-    let setup = setup();
+    let setup = setup::builtin(&["cs"]);
     let declared = ["cs".to_owned()];
     let segmenting = structural::Setup {
         declared: &declared,

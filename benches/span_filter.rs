@@ -7,20 +7,18 @@
 
 #[path = "support/corpus.rs"]
 mod corpus;
+#[path = "support/setup.rs"]
+mod setup;
 
 use corpus::Rng;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use lockgraph_queries::copy::engine::{self, EntryState, RuleTable, Setup, Source, SourceFile};
+use lockgraph_queries::copy::engine::{self, EntryState, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::lockfile::{Entry, Kind, SpanIndex};
-use lockgraph_queries::copy::rules::RuleSet;
 use lockgraph_queries::db::Database;
-use lockgraph_queries::hash::ContentHash;
 use lockgraph_queries::text::LineIndex;
 use salsa::Setter;
-use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::sync::Arc;
 use std::time::Duration;
 
 const PATH: &str = "content/data/agenda.json";
@@ -44,20 +42,7 @@ fn agenda() -> (String, Entry) {
 /// A database as the shell sets it up, with one file.
 fn database(text: &str, entry: Option<&Entry>) -> (Database, SourceFile) {
     let db = Database::default();
-    let table = RuleTable {
-        set: Arc::new(RuleSet::builtin()),
-        kinds: BTreeMap::new(),
-        fingerprint: ContentHash::of(b"builtin"),
-    };
-    Setup {
-        rules: table,
-        default_language: "cs".to_string(),
-        declared: vec!["cs".to_string(), "en".to_string()],
-        unknown_language_default: false,
-        ignore_marker: "copy-editor: ignore".to_string(),
-        prompt_outdated: false,
-    }
-    .install(&db);
+    setup::builtin(&["cs", "en"]).install(&db);
     let file = SourceFile::new(
         &db,
         PATH.to_string(),
