@@ -325,16 +325,15 @@ fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
         return None;
     }
     let path = root.join(rel);
-    match crate::fsutil::inside_root(root, &path) {
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            eprintln!(
-                "warning: {rel}: a symlink leads outside the root; an oracle's file is not read there"
-            );
-            None
-        }
-        // Anything else (unreadable, a loop) is the read's to report.
-        _ => Some(path),
+    // `root` is canonical (see `Root::open_in`). A path that cannot be resolved (unreadable,
+    // a loop) is the read's to report.
+    if crate::fsutil::resolve(&path).is_ok_and(|to| !to.starts_with(root)) {
+        eprintln!(
+            "warning: {rel}: a symlink leads outside the root; an oracle's file is not read there"
+        );
+        return None;
     }
+    Some(path)
 }
 
 /// The executable a CLI oracle runs: its first word, relative to the root if it has a
