@@ -37,6 +37,17 @@ pub fn not_regular(kind: &fs::FileType) -> io::Error {
     )
 }
 
+/// Why a file that a walk listed could not be read: deleted since, replaced by a directory
+/// or a FIFO (the walk saw a regular file, so [`not_regular`] means it changed kind), or
+/// unreadable. Both tools report it as that file's error and go on.
+pub fn why_unread(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "deleted during the run".to_string(),
+        io::ErrorKind::InvalidInput => format!("changed kind during the run: {e}"),
+        _ => format!("cannot be read: {e}"),
+    }
+}
+
 /// What a non-regular file is, in words.
 pub fn kind_name(kind: &fs::FileType) -> &'static str {
     #[cfg(unix)]
@@ -192,6 +203,54 @@ pub fn write_atomic_unsynced_with(
     })
 }
 
+/// [`write_if_changed`] of `bytes` over a file that was read, only if it still is what was
+/// read:
+/// `still` is given the file's bytes as they are once the new content is on disk, just
+/// before the rename (`None`: no such file), and a file edited since (in place, or
+/// replaced by an editor's own rename), created or deleted is left as it is — the user's
+/// save wins. What is left is the time between that last read and the rename,
+/// microseconds rather than the length of the run.
+pub fn replace_if_still(
+    root: &Path,
+    path: &Path,
+    bytes: &[u8],
+    still: impl FnOnce(Option<&[u8]>) -> bool,
+) -> io::Result<Replaced> {
+    let path = &inside_root(root, path)?;
+    match read_regular(path) {
+        Ok(existing) if existing == bytes => return Ok(Replaced::Unchanged),
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    // Another writer may have put the very same bytes there meanwhile (two runs of one
+    // refresh): nothing is lost, and nothing is left to do.
+    let checked = || {
+        let now = match read_regular(path) {
+            Ok(now) if now == bytes => return Ok(Replaced::Unchanged),
+            Ok(now) => Some(now),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        Ok(if still(now.as_deref()) {
+            Replaced::Written
+        } else {
+            Replaced::Changed
+        })
+    };
+    replace_checked(path, true, |file| file.write_all(bytes), checked)
+}
+
+/// What [`replace_if_still`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replaced {
+    Written,
+    /// The file already held the new bytes: not rewritten.
+    Unchanged,
+    /// The file was not what was read any more: left alone.
+    Changed,
+}
+
 /// Replaces the file at the resolved `path` ([`inside_root`]). A symlink inside the root
 /// is written through, to the file it leads to: renaming over the link would replace it
 /// with a copy and cut the file it pointed to off from the edit.
@@ -200,6 +259,19 @@ fn replace_with(
     sync: bool,
     write: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> io::Result<()> {
+    replace_checked(path, sync, write, || Ok(Replaced::Written)).map(|_| ())
+}
+
+/// [`replace_with`], renaming only if `check`, asked once the new content is written, says
+/// [`Replaced::Written`]; otherwise what it says is returned and nothing renamed. With
+/// `sync`, the content is synced before the rename and the directory after it, so that the
+/// rename itself survives a power cut.
+fn replace_checked(
+    path: &Path,
+    sync: bool,
+    write: impl FnOnce(&mut File) -> io::Result<()>,
+    check: impl FnOnce() -> io::Result<Replaced>,
+) -> io::Result<Replaced> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -217,12 +289,32 @@ fn replace_with(
         if sync {
             tmp.file.sync_all()?;
         }
-        fs::rename(&tmp.path, path)
+        let go = check()?;
+        if go != Replaced::Written {
+            return Ok(go);
+        }
+        fs::rename(&tmp.path, path)?;
+        if sync {
+            sync_dir(dir);
+        }
+        Ok(Replaced::Written)
     })();
-    if result.is_err() {
+    if !matches!(result, Ok(Replaced::Written)) {
         let _ = fs::remove_file(&tmp.path);
     }
     result
+}
+
+/// Syncs the directory `dir`, making a rename in it durable. Not every file system can
+/// sync a directory (some report `EINVAL`): the rename is then as durable as it gets, and
+/// the write is not failed for it.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
 }
 
 struct TempFile {

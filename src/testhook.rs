@@ -1,15 +1,34 @@
 //! A pause for tests of what happens when files change during a run. With
 //! `LOCKGRAPH_TEST_PAUSE=<dir>` set, a run stops where [`pause`] is called, creates
-//! `<dir>/paused`, and goes on once `<dir>/go` exists (or after a minute). Without the
-//! variable it costs one environment lookup.
+//! `<dir>/paused`, and goes on once `<dir>/go` exists (or after a minute). With
+//! `LOCKGRAPH_TEST_PAUSE_AT=<point>` too, it stops only at that point. Without the
+//! variables it costs one environment lookup.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-pub fn pause() {
+/// The points a run can be paused at, in the order a run passes them.
+pub const POINTS: &[&str] = &[
+    // copy-audit: files listed and stats vouched for, none read yet.
+    "read",
+    // copy-audit --list-unsegmented: files listed, none read yet.
+    "list",
+    // copy-audit --fix: a file's fixed bytes made, the file not yet replaced.
+    "fix",
+    // soil-lock: the root walked, no spec or sidecar read yet.
+    "soil-read",
+    // soil-lock refresh: every sidecar read, none written yet.
+    "soil-write",
+];
+
+pub fn pause(point: &str) {
+    debug_assert!(POINTS.contains(&point), "{point}: not a pause point");
     let Some(dir) = std::env::var_os("LOCKGRAPH_TEST_PAUSE").map(PathBuf::from) else {
         return;
     };
+    if std::env::var("LOCKGRAPH_TEST_PAUSE_AT").is_ok_and(|at| at != point) {
+        return;
+    }
     let _ = std::fs::write(dir.join("paused"), b"");
     let start = Instant::now();
     while !dir.join("go").exists() && start.elapsed() < Duration::from_secs(60) {

@@ -186,9 +186,14 @@ where
 {
     fn dir(&self, path: PathBuf, rel: String, rules: Option<Arc<Rules>>) -> io::Result<()> {
         let at = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+        // A subdirectory deleted or replaced since its parent was listed holds nothing
+        // this walk saw: as if it had gone before the walk. The root must be there.
+        let listing = match fs::read_dir(&path) {
+            Err(e) if !rel.is_empty() && vanished(&e) => return Ok(()),
+            listing => listing.map_err(at)?,
+        };
         // Each name is copied out of its entry once (`file_name` allocates).
-        let entries = fs::read_dir(&path)
-            .map_err(at)?
+        let entries = listing
             .map(|e| e.map(|e| (e.file_name(), e)))
             .collect::<io::Result<Vec<_>>>()
             .map_err(at)?;
@@ -206,7 +211,10 @@ where
         let mut skipped = Vec::new();
         let mut subdirs = Vec::new();
         for (name, entry) in &entries {
-            let file_type = entry.file_type().map_err(at)?;
+            let file_type = match entry.file_type() {
+                Err(e) if vanished(&e) => continue,
+                file_type => file_type.map_err(at)?,
+            };
             // Paths that are not UTF-8 cannot be named in a lockfile or a report.
             let Some(name) = name.to_str() else { continue };
             name_at.truncate(prefix);
@@ -378,10 +386,23 @@ fn outer_rules(root: &Path) -> io::Result<Option<Arc<Rules>>> {
     Ok(rules)
 }
 
-/// The rules of `file`, for paths below `dir`; a malformed line is an error naming it.
+/// Whether an error says that a path listed a moment ago is gone or is no longer a
+/// directory: a tree edited while it is walked.
+fn vanished(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
+/// The rules of `file`, for paths below `dir`; a malformed line is an error naming it. A
+/// file deleted since the listing has no rules.
 fn matcher(dir: &Path, file: &Path) -> io::Result<Gitignore> {
     let mut builder = GitignoreBuilder::new(dir);
     if let Some(e) = builder.add(file) {
+        if !file.exists() {
+            return Ok(Gitignore::empty());
+        }
         return Err(io::Error::new(io::ErrorKind::InvalidData, e.to_string()));
     }
     builder

@@ -11,12 +11,22 @@ use super::cache::Stat;
 use super::journal::{Journal, Planned};
 use super::lockview::LockView;
 use super::workspace::Workspace;
-use crate::fsutil::{DirLock, write_if_changed};
+use crate::fsutil::{DirLock, Replaced, replace_if_still, write_if_changed};
 use crate::progress::Progress;
 use lockgraph_queries::copy::engine::{self, SourceFix};
 use lockgraph_queries::copy::fix::apply;
 use lockgraph_queries::copy::lockfile;
 use lockgraph_queries::hash::ContentHash;
+
+/// One file's fix, planned: written once the journal holds every plan of the pass.
+struct FixWrite {
+    abs: std::path::PathBuf,
+    fixed: String,
+    count: usize,
+    /// The hash of the bytes the fix was made from.
+    read: ContentHash,
+    step: Planned,
+}
 
 /// Fixes can overlap (two rules on one space); the later one is applied on the next pass.
 /// Passes stop when nothing changes, so a second `--fix` run has nothing left to do.
@@ -40,7 +50,7 @@ pub fn run(
         let (audit, _) = audit::audit(ws, &view, files.to_vec(), None, &progress)?;
         drop(progress);
         // Planned first, journalled, then written: see `journal`.
-        let mut planned: Vec<(std::path::PathBuf, String, Planned)> = Vec::new();
+        let mut planned: Vec<FixWrite> = Vec::new();
         for audited in audit.files() {
             let (path, report) = (&audited.path, &audited.report);
             // A fix that moved coordinates left the entry stale: its spans no longer say
@@ -51,15 +61,20 @@ pub fn run(
                 .iter()
                 .filter_map(|f| f.fix.as_ref())
                 .collect();
-            if !eligible || fixes.is_empty() {
+            let Some(hash) = audited.hash.filter(|_| eligible && !fixes.is_empty()) else {
                 continue;
-            }
+            };
             let abs = ws.root.join(path);
-            let bytes = crate::fsutil::read_regular(&abs)
-                .map_err(|e| Failure::new(format!("{path}: cannot read for the fix: {e}")))?;
-            // The findings describe the bytes that were audited; a file changed since is
-            // left alone rather than patched blindly.
-            if ContentHash::of(&bytes) != audited.hash {
+            // The findings describe the bytes that were audited; a file changed or gone
+            // since is left alone rather than patched blindly.
+            let bytes = match crate::fsutil::read_regular(&abs) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    eprintln!("warning: {path}: cannot be read for the fix: {e}; not fixed");
+                    continue;
+                }
+            };
+            if ContentHash::of(&bytes) != hash {
                 eprintln!("warning: {path}: changed during the run; not fixed");
                 continue;
             }
@@ -72,30 +87,50 @@ pub fn run(
             if fixed == text {
                 continue;
             }
-            total += applied.count;
-            touched.insert(path.clone());
             let reanchor = keeps_coordinates
                 && report.state.has_usable_spans()
                 && lock.files.contains_key(path);
             let step = Planned {
                 path: path.clone(),
-                before: audited.hash.to_string(),
+                before: hash.to_string(),
                 after: ContentHash::of(fixed.as_bytes()).to_string(),
                 reanchor,
             };
-            planned.push((abs, fixed, step));
+            planned.push(FixWrite {
+                abs,
+                fixed,
+                count: applied.count,
+                read: hash,
+                step,
+            });
         }
         if planned.is_empty() {
             break;
         }
         let journal = Journal {
-            files: planned.iter().map(|(_, _, p)| p.clone()).collect(),
+            files: planned.iter().map(|w| w.step.clone()).collect(),
         };
         journal.begin(ws)?;
         let mut reanchored = false;
-        for (abs, fixed, step) in &planned {
-            write_if_changed(&ws.root, abs, fixed.as_bytes())
-                .map_err(|e| Failure::new(format!("{}: cannot write the fix: {e}", step.path)))?;
+        crate::testhook::pause("fix");
+        for w in &planned {
+            let step = &w.step;
+            // A save since the file was read wins over the fix: the file is left as the
+            // user saved it, and its entry as it was.
+            let replaced = replace_if_still(&ws.root, &w.abs, w.fixed.as_bytes(), |now| {
+                now.is_some_and(|b| ContentHash::of(b) == w.read)
+            })
+            .map_err(|e| Failure::new(format!("{}: cannot write the fix: {e}", step.path)))?;
+            if replaced == Replaced::Changed {
+                // `Unchanged` (the fixed bytes saved by hand) is as good as fixed.
+                eprintln!(
+                    "warning: {}: changed during the run; not fixed, the saved version is kept",
+                    step.path
+                );
+                continue;
+            }
+            total += w.count;
+            touched.insert(step.path.clone());
             if step.reanchor
                 && let Some(entry) = lock.files.get_mut(&step.path)
             {

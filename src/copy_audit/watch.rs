@@ -68,16 +68,23 @@ impl Session {
             reports: BTreeMap::new(),
         };
         let paths = ws.files_in_scope(&session.matcher)?;
-        let contents: Vec<(String, Vec<u8>)> = paths
+        let contents: Vec<(String, std::io::Result<Vec<u8>>)> = paths
             .into_par_iter()
             .map(|p| {
-                let bytes = crate::fsutil::read_regular(&ws.root.join(&p))
-                    .map_err(|e| Failure::new(format!("{p}: {e}")))?;
-                Ok((p, bytes))
+                let bytes = crate::fsutil::read_regular(&ws.root.join(&p));
+                (p, bytes)
             })
-            .collect::<Result<_, Failure>>()?;
+            .collect();
         for (path, bytes) in contents {
-            session.track(path, bytes);
+            match bytes {
+                Ok(bytes) => session.track(path, bytes),
+                // One file deleted or replaced since the walk never ends the session: it is
+                // picked up by its next event, as any file created later is.
+                Err(e) => eprintln!(
+                    "warning: {path}: {}",
+                    crate::copy_audit::audit::unreadable(&e)
+                ),
+            }
         }
         let all: Vec<String> = session.files.keys().cloned().collect();
         session.report(&all);

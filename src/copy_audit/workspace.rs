@@ -110,26 +110,13 @@ impl Workspace {
         };
         let wanted = |rel: &str| matcher.is_included(rel) && rel != self.config.cache_path;
         let walked = crate::walk::walk(&self.root, options, wanted, |found| {
-            let stat = match stat.then(|| found.metadata()) {
-                Some(Ok(m)) => Some(Stat::of(&m)),
-                Some(Err(e)) => return Some(Err(format!("{}: {e}", found.rel))),
-                None => None,
-            };
-            Some(Ok((found.rel.to_string(), stat)))
+            // A file that cannot be statted (deleted since the listing) goes on without a
+            // stat: its read says what became of it, in the report.
+            let stat = stat.then(|| found.metadata().ok()).flatten();
+            Some((found.rel.to_string(), stat.as_ref().map(Stat::of)))
         })
         .map_err(|e| Failure::new(format!("walking the tree: {e}")))?;
-        let mut files = Vec::with_capacity(walked.kept.iter().map(Vec::len).sum());
-        let mut failed = Vec::new();
-        for seen in walked.kept.into_iter().flatten() {
-            match seen {
-                Ok(file) => files.push(file),
-                Err(e) => failed.push(e),
-            }
-        }
-        failed.sort();
-        if let Some(first) = failed.into_iter().next() {
-            return Err(Failure::new(first));
-        }
+        let mut files: Vec<_> = walked.kept.into_iter().flatten().collect();
         // A run that walks twice (`--fix` audits again after fixing) warns once.
         static WARNED: std::sync::Mutex<std::collections::BTreeSet<String>> =
             std::sync::Mutex::new(std::collections::BTreeSet::new());

@@ -7,7 +7,7 @@ pub mod root;
 mod walk;
 pub mod watch;
 
-use crate::fsutil::write_if_changed;
+use crate::fsutil::{Replaced, replace_if_still, write_if_changed};
 use clap::Parser;
 use cli::{ChangeArg, Cli, Command, GraphFormat, Require};
 use lockgraph_queries::soil::check::{self, Policy, Requirement, Scope};
@@ -219,6 +219,7 @@ fn refresh(root: &mut Root) -> Result<bool, Failure> {
     let mut problems = Vec::new();
     let mut written = 0;
     let versions = root.toml.versions();
+    crate::testhook::pause("soil-write");
     for &def in &root.defs {
         let path = def.path(&root.db).clone();
         let next = match refresh::refreshed(&root.db, def, &versions) {
@@ -230,15 +231,28 @@ fn refresh(root: &mut Root) -> Result<bool, Failure> {
             Refreshed::Sidecar(next) => next,
         };
         let file = root.file(def, "lock");
-        if write_if_changed(
-            &root.dir,
-            &file,
-            sidecar::to_canonical_string(&next).as_bytes(),
-        )
-        .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?
+        // A sidecar saved since the run read it wins: refreshed from what was read, the
+        // new one would undo the save.
+        let read = engine::parsed_sidecar(&root.db, def).and_then(|r| r.as_ref().ok());
+        let still = |now: Option<&[u8]>| match now {
+            None => read.is_none(),
+            Some(bytes) => std::str::from_utf8(bytes)
+                .ok()
+                .and_then(|text| sidecar::parse(text).ok())
+                .is_some_and(|now| Some(&now) == read),
+        };
+        let text = sidecar::to_canonical_string(&next);
+        match replace_if_still(&root.dir, &file, text.as_bytes(), still)
+            .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?
         {
-            written += 1;
-            eprintln!("wrote {path}.lock");
+            Replaced::Written => {
+                written += 1;
+                eprintln!("wrote {path}.lock");
+            }
+            Replaced::Unchanged => {}
+            Replaced::Changed => problems.push(format!(
+                "{path}.lock: changed during the run; not refreshed, the saved version is kept"
+            )),
         }
     }
     eprintln!("{written} sidecars written");

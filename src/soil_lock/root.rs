@@ -9,8 +9,10 @@ use crate::fsutil::read_regular;
 use crate::statcache::Stat;
 use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
-use lockgraph_queries::soil::engine::{self, Definition, Project, Resolution, external_key};
-use lockgraph_queries::soil::sidecar::Versions;
+use lockgraph_queries::soil::engine::{
+    self, Definition, InputError, Project, Resolution, external_key,
+};
+use lockgraph_queries::soil::sidecar::{SidecarError, Versions};
 use lockgraph_queries::soil::soil_hash::{PrivateFile, SoilKnown};
 use lockgraph_queries::soil::spec_hash::oracle_digest;
 use rayon::prelude::*;
@@ -131,18 +133,15 @@ impl Root {
         let mut cache = cache.map_err(|e| Failure::new(e.to_string()))?;
         let walked = listed?;
         drop(phase);
+        crate::testhook::pause("soil-read");
         let phase = crate::timings::phase("take in the definitions");
         let (defs, seen) = take_in_definitions(&dir, &db, walked.definitions, cache.as_mut())?;
         let private_files = walked
             .private_modules
             .into_par_iter()
-            .map(|module| {
-                let bytes = read_private(&dir, &module)?;
-                Ok(bytes.map(|b| (module, b)))
-            })
-            .collect::<Result<Vec<_>, Failure>>()?
+            .filter_map(|module| read_private(&dir, &module).map(|b| (module, b)))
+            .collect::<Vec<_>>()
             .into_iter()
-            .flatten()
             .map(|(module, bytes)| PrivateFile::new(&db, module, bytes))
             .collect();
         // Oracles are found in the sidecars: read them on every core now rather than one by
@@ -245,7 +244,7 @@ impl Root {
 
     /// Takes in the current `_private.soil` of `module` (after a watch event).
     pub fn reload_private(&mut self, module: &str) -> Result<(), Failure> {
-        let bytes = read_private(&self.dir, module)?;
+        let bytes = read_private(&self.dir, module);
         let project = Project::get(&self.db);
         let mut files = project.private_files(&self.db).clone();
         let at = files.iter().position(|f| f.module(&self.db) == module);
@@ -396,22 +395,37 @@ fn take_in_definitions(
                 None => (None, None, None, 0),
             };
             let file = |ext| dir.join(format!("{}.{ext}", listed.stem));
-            let (tr, tr_seen) = take(file("tr"), listed.tr, tr_kept, written, use_cache)?;
-            let (lock, lock_seen) = take(file("lock"), listed.lock, lock_kept, written, use_cache)?;
-            // A `.soil` is looked for only where the walk saw one.
+            let (tr, tr_seen) = take(
+                file("tr"),
+                listed.tr,
+                tr_kept,
+                written,
+                use_cache,
+                unread_tr,
+            );
+            let (lock, lock_seen) = take(
+                file("lock"),
+                listed.lock,
+                lock_kept,
+                written,
+                use_cache,
+                unread_lock,
+            );
+            // A `.soil` is looked for only where the walk saw one; its hash forms have no
+            // error to carry, so an unreadable one is absent (with a warning).
             let (soil, soil_seen) = match listed.soil {
                 walk::File::Absent => (Taken::Absent, Seen::Absent),
-                found => take(file("soil"), found, soil_kept, written, use_cache)?,
+                found => take(file("soil"), found, soil_kept, written, use_cache, |_| None),
             };
-            Ok(Files {
+            Files {
                 stem: listed.stem,
                 tr,
                 lock,
                 soil,
                 seen: [tr_seen, lock_seen, soil_seen],
-            })
+            }
         })
-        .collect::<Result<_, Failure>>()?;
+        .collect();
     let mut seen = Vec::with_capacity(contents.len());
     let defs = contents
         .into_iter()
@@ -430,17 +444,22 @@ fn take_in_definitions(
     Ok((defs, seen))
 }
 
-/// The bytes of `path`, `None` if it is gone.
-fn read_if_present(path: &Path) -> Result<Option<Vec<u8>>, Failure> {
+/// The bytes of `path`, `None` if it is gone; one that cannot be read is absent too, with
+/// a warning naming it (a helper file deleted or replaced mid-run never ends it).
+fn read_if_present(path: &Path) -> Option<Vec<u8>> {
     match read_regular(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Failure::new(format!("{}: {e}", path.display()))),
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            let why = crate::fsutil::why_unread(&e);
+            eprintln!("warning: {}: {why}; taken as absent", path.display());
+            None
+        }
     }
 }
 
 /// A module's `_private.soil`, `None` if it has none.
-fn read_private(dir: &Path, module: &str) -> Result<Option<Vec<u8>>, Failure> {
+fn read_private(dir: &Path, module: &str) -> Option<Vec<u8>> {
     let file = if module.is_empty() {
         dir.join("_private.soil")
     } else {
@@ -451,27 +470,63 @@ fn read_private(dir: &Path, module: &str) -> Result<Option<Vec<u8>>, Failure> {
 
 /// One file of a definition: through the cache, or simply read. A file the walk did not
 /// list as a regular file is still looked for (a symlinked spec beside a real sidecar is
-/// read through the link).
+/// read through the link). A file deleted since the walk is absent, as if deleted before
+/// it; one that cannot be read (replaced by a directory, no permission) goes in as what
+/// `unread` makes of the reason — the definition's error, reported like a file that does
+/// not parse — or, where `unread` has nothing, is absent with a warning. Either way one
+/// file never ends the run.
 fn take<T>(
     path: PathBuf,
     listed: walk::File,
     kept: Option<(Stat, T)>,
     written_ns: i128,
     use_cache: bool,
-) -> Result<(Taken<T>, Seen), Failure> {
-    let fail = |e: std::io::Error| Failure::new(format!("{}: {e}", path.display()));
-    if use_cache {
+    unread: fn(String) -> Option<T>,
+) -> (Taken<T>, Seen) {
+    let taken = if use_cache {
         let stat = match listed {
             walk::File::Present(stat) => stat,
             walk::File::Absent => None,
         };
-        return cache::take_in(&path, stat, kept, written_ns).map_err(fail);
-    }
-    match read_regular(&path) {
-        Ok(b) => Ok((Taken::Bytes(b), Seen::Absent)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Taken::Absent, Seen::Absent)),
-        Err(e) => Err(fail(e)),
-    }
+        cache::take_in(&path, stat, kept, written_ns)
+    } else {
+        match read_regular(&path) {
+            Ok(b) => Ok((Taken::Bytes(b), Seen::Absent)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Taken::Absent, Seen::Absent)),
+            Err(e) => Err(e),
+        }
+    };
+    // Not seen: nothing about the file is kept, so the next run reads it again.
+    taken.unwrap_or_else(|e| match unread(crate::fsutil::why_unread(&e)) {
+        Some(value) => (Taken::Known(value), Seen::Absent),
+        None => {
+            eprintln!(
+                "warning: {}: {}; taken as absent",
+                path.display(),
+                crate::fsutil::why_unread(&e)
+            );
+            (Taken::Absent, Seen::Absent)
+        }
+    })
+}
+
+/// What an unreadable `.tr` goes in as.
+pub(super) fn unread_tr(message: String) -> Option<Box<cache::TrKnown>> {
+    Some(Box::new(Err(InputError {
+        message,
+        line: None,
+        column: None,
+    })))
+}
+
+/// What an unreadable `.lock` goes in as.
+pub(super) fn unread_lock(message: String) -> Option<Box<cache::LockKnown>> {
+    Some(Box::new(Err(SidecarError {
+        path: String::new(),
+        line: None,
+        column: None,
+        message,
+    })))
 }
 
 /// The pair of `Definition` fields a taken file sets: its bytes or its kept value.

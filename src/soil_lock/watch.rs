@@ -82,23 +82,41 @@ impl Session {
                 self.root.reload_private(module)?;
                 continue;
             }
-            let bytes = crate::fsutil::read_regular(abs).ok();
+            // A file that cannot be read (replaced by a directory, no permission) is the
+            // definition's error, as at the start; one that is gone is absent.
+            let (bytes, unread) = match crate::fsutil::read_regular(abs) {
+                Ok(bytes) => (Some(bytes), None),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
+                Err(e) => (None, Some(crate::fsutil::why_unread(&e))),
+            };
             let Some(def) = engine::def_index(&self.root.db).get(&stem) else {
-                new_defs |= bytes.is_some() && ext != "soil";
+                new_defs |= (bytes.is_some() || unread.is_some()) && ext != "soil";
                 continue;
             };
             let db = &mut self.root.db;
             match ext {
-                "tr" if def.tr(db) != &bytes => {
-                    def.set_tr(db).to(bytes);
+                "tr" => {
+                    let known = unread.and_then(super::root::unread_tr);
+                    if def.tr(db) != &bytes || def.tr_known(db) != &known {
+                        def.set_tr(db).to(bytes);
+                        def.set_tr_known(db).to(known);
+                    }
                 }
-                "lock" if def.sidecar(db) != &bytes => {
-                    def.set_sidecar(db).to(bytes);
+                "lock" => {
+                    let known = unread.and_then(super::root::unread_lock);
+                    if def.sidecar(db) != &bytes || def.sidecar_known(db) != &known {
+                        def.set_sidecar(db).to(bytes);
+                        def.set_sidecar_known(db).to(known);
+                    }
                 }
-                "soil" if def.soil(db) != &bytes => {
-                    def.set_soil(db).to(bytes);
+                _ => {
+                    if let Some(why) = unread {
+                        eprintln!("warning: {rel}: {why}; taken as absent");
+                    }
+                    if def.soil(db) != &bytes {
+                        def.set_soil(db).to(bytes);
+                    }
                 }
-                _ => {}
             }
         }
         if new_defs {

@@ -11,8 +11,9 @@ pub(super) const CHUNK: usize = 64;
 /// One audited file.
 pub struct Audited {
     pub path: String,
-    /// The hash of the bytes the report describes.
-    pub hash: ContentHash,
+    /// The hash of the bytes the report describes; None if the file could not be read
+    /// (its report is then a file error).
+    pub hash: Option<ContentHash>,
     pub report: FileReport,
 }
 

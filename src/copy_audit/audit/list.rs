@@ -18,20 +18,31 @@ pub(super) fn list_unsegmented(
     format: OutputFormat,
     mut caches: Option<Caches>,
 ) -> Result<Outcome, Failure> {
-    let paths: Vec<&String> = files.iter().map(|(p, _)| p).collect();
     let known = match caches.as_mut() {
         Some(c) => c.known_hashes(files),
         None => vec![None; files.len()],
     };
-    let scanned: Vec<Scanned> = files
+    crate::testhook::pause("list");
+    // A file gone or changed since the walk has no entry to make: a warning, and it is not
+    // listed.
+    let scanned: Vec<(&String, Scanned)> = files
         .par_iter()
         .zip(known)
-        .map(|((p, stat), known)| {
-            let mut s = scan_one(ws, p, *stat, known)?;
-            s.source = None; // only the hash matters here
-            Ok(s)
+        .filter_map(|((p, stat), known)| match scan_one(ws, p, *stat, known) {
+            Ok(mut s) => {
+                s.source = None; // only the hash matters here
+                Some((p, s))
+            }
+            Err(e) => {
+                eprintln!(
+                    "warning: {p}: {}; not listed",
+                    crate::fsutil::why_unread(&e)
+                );
+                None
+            }
         })
-        .collect::<Result<_, Failure>>()?;
+        .collect();
+    let (paths, scanned): (Vec<&String>, Vec<Scanned>) = scanned.into_iter().unzip();
     let infos = lock.infos(paths.iter().map(|p| p.as_str()))?;
     let mut unsegmented = Vec::new();
     for ((&path, s), info) in paths.iter().zip(&scanned).zip(&infos) {

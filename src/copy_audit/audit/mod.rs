@@ -12,6 +12,7 @@ pub use audited::Audit;
 #[cfg(test)]
 pub use audited::Audited;
 pub use pass::audit;
+pub(crate) use scan::unreadable;
 pub use self_test::self_test;
 pub(super) use setup::engine_setup;
 pub use setup::rule_table;
@@ -193,6 +194,11 @@ fn review_status(lock: &LockView, audit: &Audit) -> Result<ReviewStatus, Failure
     let mut status = ReviewStatus::default();
     let infos = lock.infos(audit.files().map(|f| f.path.as_str()))?;
     for (f, info) in audit.files().zip(infos) {
+        // A file that vanished during the run is a file error, which fails the run; it
+        // has nothing to review.
+        if f.hash.is_none() {
+            continue;
+        }
         match f.report.state {
             EntryState::Missing => status.unsegmented.push(f.path.clone()),
             EntryState::Stale => status.stale.push(f.path.clone()),

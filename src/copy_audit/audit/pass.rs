@@ -8,12 +8,13 @@ use super::super::cache::{Caches, ENGINE_VERSION, LockInfo, ReportRef, Stat, Tak
 use super::super::lockview::LockView;
 use super::super::workspace::Workspace;
 use super::audited::{Audit, Audited, CHUNK};
-use super::scan::{Scanned, scan_one};
+use super::scan::{Scanned, scan_one, unreadable};
 use super::setup::engine_setup;
 use crate::config::PathMatcher;
 use crate::progress::Progress;
 use lockgraph_queries::copy::engine::{self, EntryState, FileReport, Setup, Source};
 use lockgraph_queries::copy::extract::Format;
+use lockgraph_queries::copy::source::FileError;
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -66,6 +67,9 @@ enum Origin {
     /// The cached report of another file with the same key (identical content and
     /// spans), which took it out of the cache this run: copied from it after the pass.
     IdenticalFile,
+    /// Nothing: the file could not be read (it vanished or changed kind since the walk).
+    /// Its report is a file error, which no cache learns.
+    Unread,
 }
 
 /// Audits every file in `files` (paths with the stats the walk took, if it took them), from
@@ -81,7 +85,7 @@ pub fn audit(
     let (known, infos) = join_caches(lock, &files, caches.as_mut())?;
     // Between the stat index vouching for hashes and the files being read: where an edit
     // during a run is tested (`tests/stale_caches.rs`).
-    crate::testhook::pause();
+    crate::testhook::pause("read");
     let shared = caches.as_ref();
     let scan = crate::timings::phase("stat, read, audit");
     let chunks: Vec<(usize, Chunk)> = files
@@ -202,7 +206,10 @@ impl<'a, 'w> Pass<'a, 'w> {
         info: Option<&LockInfo>,
         caches: Option<&Caches>,
     ) -> Result<(Audited, Side), Failure> {
-        let mut scanned = scan_one(self.ws, &path, *stat, known)?;
+        let mut scanned = match scan_one(self.ws, &path, *stat, known) {
+            Ok(scanned) => scanned,
+            Err(e) => return Ok(self.unread(path, info, &e)),
+        };
         // For the stat index: the walk's, or the one taken as the file was read.
         *stat = Some(scanned.stat);
         let state = self.lock.state(info, scanned.hash);
@@ -231,6 +238,9 @@ impl<'a, 'w> Pass<'a, 'w> {
                 Origin::IdenticalFile,
             ),
             Taken::Missing => {
+                if let Err(e) = self.load(&path, &mut scanned) {
+                    return Ok(self.unread(path, info, &e));
+                }
                 let uncached = Uncached {
                     path: &path,
                     info,
@@ -250,10 +260,50 @@ impl<'a, 'w> Pass<'a, 'w> {
         };
         let audited = Audited {
             path,
-            hash: scanned.hash,
+            hash: Some(scanned.hash),
             report,
         };
         Ok((audited, side))
+    }
+
+    /// The bytes of a file the stat index vouched for, read now that the engine needs
+    /// them.
+    fn load(&self, path: &str, scanned: &mut Scanned) -> std::io::Result<()> {
+        if scanned.source.is_none() {
+            let bytes = crate::fsutil::read_regular(&self.ws.root.join(path))?;
+            scanned.source = Some(Source::new(bytes));
+        }
+        Ok(())
+    }
+
+    /// A file that could not be read: one file error in the report, and the run goes on.
+    fn unread(&self, path: String, info: Option<&LockInfo>, e: &std::io::Error) -> (Audited, Side) {
+        if info.is_some() {
+            self.lock.release_entry(&path);
+        }
+        let report = FileReport {
+            // No bytes: whatever the entry says, it is not of them.
+            state: match info {
+                Some(_) => EntryState::Stale,
+                None => EntryState::Missing,
+            },
+            findings: Vec::new(),
+            error: Some(FileError {
+                line_col: None,
+                message: unreadable(e),
+            }),
+        };
+        let side = Side {
+            key: [0; 32],
+            origin: Origin::Unread,
+            read: false,
+        };
+        let audited = Audited {
+            path,
+            hash: None,
+            report,
+        };
+        (audited, side)
     }
 
     /// [`findings_key`] under this pass's settings.
@@ -283,13 +333,10 @@ impl<'a, 'w> Pass<'a, 'w> {
             mut state,
             mut key,
         } = file;
-        let source = match scanned.source.take() {
-            Some(s) => s,
-            None => Source::new(
-                crate::fsutil::read_regular(&self.ws.root.join(path))
-                    .map_err(|e| Failure::new(format!("{path}: {e}")))?,
-            ),
-        };
+        let source = scanned
+            .source
+            .take()
+            .expect("loaded before the engine runs");
         // The stat index vouched for a hash, and the file was only read now: if it
         // changed in between (an edit during the run), the report is of these bytes, so
         // it is keyed and stated by them — stored under the old key it would be served
@@ -357,11 +404,11 @@ fn teach(
     let each = audit.files().zip(sides.iter().flatten()).zip(files);
     for (i, ((a, side), (_, stat))) in each.enumerate() {
         if let (true, Some(stat)) = (side.read, stat) {
-            c.record_stat(&a.path, *stat, a.hash);
+            c.record_stat(&a.path, *stat, a.hash.expect("a file read has a hash"));
         }
         match side.origin {
             Origin::Engine => c.store_findings(side.key),
-            Origin::Cache => {}
+            Origin::Cache | Origin::Unread => {}
             Origin::IdenticalFile => copies.push(i),
         }
     }
@@ -417,7 +464,7 @@ impl Learnt {
                     .iter()
                     .flatten()
                     .zip(audit.files())
-                    .filter(|(side, _)| rewritten(&side.key))
+                    .filter(|(side, _)| side.origin != Origin::Unread && rewritten(&side.key))
                     .map(|(side, a)| (side.key, a)),
             );
             c.save(

@@ -3,7 +3,6 @@
 
 use super::super::cache::Stat;
 use super::super::workspace::Workspace;
-use crate::Failure;
 use lockgraph_queries::copy::engine::Source;
 use lockgraph_queries::hash::ContentHash;
 
@@ -17,13 +16,14 @@ pub(super) struct Scanned {
 }
 
 /// Reads and hashes a file unless the stat index vouched for it (`known`, its hash, for
-/// the stat the walk took).
+/// the stat the walk took). An error is the file's own (it vanished or changed kind since
+/// the walk, or cannot be read): see [`unreadable`].
 pub(super) fn scan_one(
     ws: &Workspace,
     path: &str,
     stat: Option<Stat>,
     known: Option<ContentHash>,
-) -> Result<Scanned, Failure> {
+) -> std::io::Result<Scanned> {
     if let (Some(hash), Some(stat)) = (known, stat) {
         return Ok(Scanned {
             stat,
@@ -32,8 +32,7 @@ pub(super) fn scan_one(
             read: false,
         });
     }
-    let (bytes, stat) =
-        read_file(&ws.root.join(path), stat).map_err(|e| Failure::new(format!("{path}: {e}")))?;
+    let (bytes, stat) = read_file(&ws.root.join(path), stat)?;
     // Hashed as the engine's input: the engine reads the hash from it.
     let source = Source::new(bytes);
     Ok(Scanned {
@@ -42,6 +41,12 @@ pub(super) fn scan_one(
         source: Some(source),
         read: true,
     })
+}
+
+/// What the report says of a file in scope that could not be read: one file's error, never
+/// the end of the run (docs/cli.md, `fileErrors`).
+pub(crate) fn unreadable(e: &std::io::Error) -> String {
+    format!("{}; not audited", crate::fsutil::why_unread(e))
 }
 
 /// The bytes of the file at `path` and its stat: the one the walk took, or else the open

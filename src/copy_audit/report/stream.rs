@@ -210,7 +210,7 @@ mod tests {
     fn file(path: &str, findings: Vec<Finding>, error: bool) -> Audited {
         Audited {
             path: path.into(),
-            hash: ContentHash::of(path.as_bytes()),
+            hash: Some(ContentHash::of(path.as_bytes())),
             report: FileReport {
                 state: EntryState::Fresh,
                 findings,
