@@ -79,6 +79,10 @@ impl std::fmt::Display for Skipped {
 pub struct Walked<T> {
     pub kept: Vec<Vec<T>>,
     pub skipped: Vec<Skipped>,
+    /// Wanted files whose path is not UTF-8, sorted, each written with its stray bytes as
+    /// `\xNN` ([`escaped`]): they cannot be named in a lockfile or a report, so they are
+    /// never visited, but a run must say they are there.
+    pub unnamed: Vec<String>,
 }
 
 /// Walks `root`. For each path that is not a directory, `wants` says whether the run
@@ -102,18 +106,22 @@ pub fn walk<T: Send>(
         visit,
         kept: Mutex::new(Vec::new()),
         skipped: Mutex::new(Vec::new()),
+        unnamed: Mutex::new(Vec::new()),
     };
     let outer = if options.git_ignore {
         outer_rules(root)?
     } else {
         None
     };
-    walker.dir(root.to_path_buf(), String::new(), outer)?;
+    walker.dir(root.to_path_buf(), String::new(), outer, true)?;
     let mut skipped = walker.skipped.into_inner().expect("no visitor panics");
     skipped.sort();
+    let mut unnamed = walker.unnamed.into_inner().expect("no visitor panics");
+    unnamed.sort();
     Ok(Walked {
         kept: walker.kept.into_inner().expect("no visitor panics"),
         skipped,
+        unnamed,
     })
 }
 
@@ -125,6 +133,7 @@ struct Walker<W, V, T> {
     visit: V,
     kept: Mutex<Vec<Vec<T>>>,
     skipped: Mutex<Vec<Skipped>>,
+    unnamed: Mutex<Vec<String>>,
 }
 
 /// The ignore rules of one directory, linked to those of its parent.
@@ -184,7 +193,14 @@ where
     V: Fn(&Found) -> Option<T> + Sync,
     T: Send,
 {
-    fn dir(&self, path: PathBuf, rel: String, rules: Option<Arc<Rules>>) -> io::Result<()> {
+    /// Walks the directory `path` (`rel` from the root); `named`: its path is UTF-8.
+    fn dir(
+        &self,
+        path: PathBuf,
+        rel: String,
+        rules: Option<Arc<Rules>>,
+        named: bool,
+    ) -> io::Result<()> {
         let at = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
         // A subdirectory deleted or replaced since its parent was listed holds nothing
         // this walk saw: as if it had gone before the walk. The root must be there.
@@ -209,14 +225,23 @@ where
         let prefix = name_at.len();
         let mut kept = Vec::new();
         let mut skipped = Vec::new();
+        let mut unnamed = Vec::new();
         let mut subdirs = Vec::new();
         for (name, entry) in &entries {
             let file_type = match entry.file_type() {
                 Err(e) if vanished(&e) => continue,
                 file_type => file_type.map_err(at)?,
             };
-            // Paths that are not UTF-8 cannot be named in a lockfile or a report.
-            let Some(name) = name.to_str() else { continue };
+            // A path that is not UTF-8 cannot be named in a lockfile or a report: it is
+            // walked under its escaped name, to be counted, never visited.
+            let escaped_name;
+            let (name, named) = match name.to_str() {
+                Some(name) => (name, named),
+                None => {
+                    escaped_name = escaped(name);
+                    (escaped_name.as_str(), false)
+                }
+            };
             name_at.truncate(prefix);
             name_at.push_str(name);
             let is_dir = file_type.is_dir();
@@ -230,7 +255,7 @@ where
                 continue;
             }
             if is_dir {
-                subdirs.push((entry.path(), name_at.clone()));
+                subdirs.push((entry.path(), name_at.clone(), named));
                 continue;
             }
             if crate::fsutil::is_temp(name) {
@@ -238,6 +263,10 @@ where
                 continue;
             }
             if !(self.wants)(&name_at) {
+                continue;
+            }
+            if !named {
+                unnamed.push(name_at.clone());
                 continue;
             }
             let target = if file_type.is_file() {
@@ -269,10 +298,16 @@ where
                 .expect("no visitor panics")
                 .append(&mut skipped);
         }
+        if !unnamed.is_empty() {
+            self.unnamed
+                .lock()
+                .expect("no visitor panics")
+                .append(&mut unnamed);
+        }
         drop(entries);
         subdirs
             .into_par_iter()
-            .try_for_each(|(path, rel)| self.dir(path, rel, rules.clone()))
+            .try_for_each(|(path, rel, named)| self.dir(path, rel, rules.clone(), named))
     }
 
     /// The stat of the regular file inside the root that a symlink leads to, or why it
@@ -388,6 +423,42 @@ fn outer_rules(root: &Path) -> io::Result<Option<Arc<Rules>>> {
 
 /// Whether an error says that a path listed a moment ago is gone or is no longer a
 /// directory: a tree edited while it is walked.
+/// One warning for all the wanted files whose path is not UTF-8 ([`Walked::unnamed`]):
+/// the count, the first few names and what such a name means (`consequence`) — 10,000 such files are
+/// one line, not 10,000.
+pub fn unnamed_warning(unnamed: &[String], consequence: &str) -> String {
+    const SHOWN: usize = 5;
+    let mut names = unnamed[..unnamed.len().min(SHOWN)].join(", ");
+    if unnamed.len() > SHOWN {
+        names.push_str(&format!(" and {} more", unnamed.len() - SHOWN));
+    }
+    let (count, them) = match unnamed.len() {
+        1 => ("1 file name is".to_string(), "it"),
+        n => (format!("{n} file names are"), "them"),
+    };
+    format!("{count} not valid UTF-8: {names}; {consequence}: rename {them}")
+}
+
+/// `name` with every byte that is not part of valid UTF-8 written `\xNN`, the way git
+/// and ripgrep show such names.
+pub fn escaped(name: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    {
+        use std::fmt::Write;
+        use std::os::unix::ffi::OsStrExt;
+        let mut out = String::new();
+        for chunk in name.as_bytes().utf8_chunks() {
+            out.push_str(chunk.valid());
+            for b in chunk.invalid() {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+        out
+    }
+    #[cfg(not(unix))]
+    name.to_string_lossy().into_owned()
+}
+
 fn vanished(e: &io::Error) -> bool {
     matches!(
         e.kind(),

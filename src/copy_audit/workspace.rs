@@ -17,6 +17,13 @@ pub struct Workspace {
     pub lock_path: PathBuf,
 }
 
+/// What is in scope: the files, in path order, with the stats the walk took (if it took
+/// them), and the files whose path is not UTF-8, which cannot be audited or named.
+pub struct InScope {
+    pub files: Vec<(String, Option<Stat>)>,
+    pub unnamed: Vec<String>,
+}
+
 impl Workspace {
     pub fn load(config: Option<&Path>, lang: Option<&str>) -> Result<Workspace, Failure> {
         let path = match config {
@@ -89,6 +96,7 @@ impl Workspace {
     pub fn files_in_scope(&self, matcher: &PathMatcher) -> Result<Vec<String>, Failure> {
         Ok(self
             .scope(matcher, false)?
+            .files
             .into_iter()
             .map(|(path, _)| path)
             .collect())
@@ -99,11 +107,7 @@ impl Workspace {
     /// Without a stat index there is nothing to vouch against, and a file read anyway is
     /// statted from its open descriptor: a cold walk without a `statx` per file took a
     /// third of the time.
-    pub fn scope(
-        &self,
-        matcher: &PathMatcher,
-        stat: bool,
-    ) -> Result<Vec<(String, Option<Stat>)>, Failure> {
+    pub fn scope(&self, matcher: &PathMatcher, stat: bool) -> Result<InScope, Failure> {
         let options = crate::walk::Options {
             git_ignore: true,
             dot_dirs: true,
@@ -121,14 +125,22 @@ impl Workspace {
         static WARNED: std::sync::Mutex<std::collections::BTreeSet<String>> =
             std::sync::Mutex::new(std::collections::BTreeSet::new());
         let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
-        for skipped in walked.skipped {
-            let warning = skipped.to_string();
+        let unnamed = (!walked.unnamed.is_empty()).then(|| {
+            crate::walk::unnamed_warning(
+                &walked.unnamed,
+                "a file so named cannot be audited or named in the lockfile",
+            )
+        });
+        for warning in walked.skipped.iter().map(|s| s.to_string()).chain(unnamed) {
             if warned.insert(warning.clone()) {
                 eprintln!("warning: {warning}");
             }
         }
         files.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        Ok(files)
+        Ok(InScope {
+            files,
+            unnamed: walked.unnamed,
+        })
     }
 
     /// A root-relative file as text; an unreadable or non-UTF-8 file is a failure naming

@@ -84,7 +84,11 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
             for v in &violations {
                 println!("{}: {}: {}", v.def, v.code, v.message);
             }
-            Ok(violations.is_empty())
+            // A file no report can name is one no check can vouch for.
+            for rel in &root.unnamed {
+                println!("{rel}: unnamable: the path is not valid UTF-8; rename it");
+            }
+            Ok(violations.is_empty() && root.unnamed.is_empty())
         }
         Command::Refresh => refresh(root),
         Command::Manifest { check } => manifest(root, check),

@@ -70,6 +70,8 @@ pub struct Root {
     /// The cache, and how each definition's `.tr`, `.lock` and `.soil` were taken in (by index in
     /// `defs`), until [`Root::save_cache`]; `None` without the cache.
     cache: Option<(SoilCache, Vec<[Seen; 3]>)>,
+    /// Files the walk found whose path is not UTF-8 ([`walk::Walked::unnamed`]).
+    pub unnamed: Vec<String>,
 }
 
 /// The nearest directory with `soil.toml`, walking up from `start`.
@@ -160,6 +162,7 @@ impl Root {
             db,
             defs,
             cache: cache.map(|c| (c, seen)),
+            unnamed: walked.unnamed,
         };
         let _phase = crate::timings::phase("hash the externals");
         root.hash_externals();

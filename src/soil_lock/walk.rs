@@ -46,6 +46,9 @@ pub struct Walked {
     /// The modules with a `_private.soil` (root-relative folders, `""` for the root),
     /// sorted.
     pub private_modules: Vec<String>,
+    /// Specs, sidecars and `.soil` files whose path is not UTF-8 (stray bytes as `\xNN`),
+    /// sorted: no manifest or report can name them, so no check can pass over them.
+    pub unnamed: Vec<String>,
 }
 
 /// Every definition under `root`, and the modules with private helpers. `root/manifest`
@@ -77,6 +80,11 @@ pub fn definitions(root: &Path, manifest: &str, stat: bool) -> io::Result<Walked
     }
     for skipped in &walked.skipped {
         eprintln!("warning: {skipped}");
+    }
+    if !walked.unnamed.is_empty() {
+        let consequence = "a file so named is not read, as no report or manifest could name it";
+        let warning = crate::walk::unnamed_warning(&walked.unnamed, consequence);
+        eprintln!("warning: {warning}");
     }
     let mut stems: HashMap<String, Listed> = HashMap::new();
     for (rel, file) in walked.kept.into_iter().flatten() {
@@ -114,6 +122,7 @@ pub fn definitions(root: &Path, manifest: &str, stat: bool) -> io::Result<Walked
     Ok(Walked {
         definitions,
         private_modules,
+        unnamed: walked.unnamed,
     })
 }
 

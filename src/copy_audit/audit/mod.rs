@@ -50,6 +50,7 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     }
     let Inputs {
         files,
+        unnamed,
         caches,
         lock,
     } = open_inputs(ws, args, &matcher)?;
@@ -63,7 +64,7 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
         print_verbose(ws, &audit)?;
     }
     let review = match args.require_reviewed {
-        true => Some(review_status(&lock, &audit)?),
+        true => Some(review_status(&lock, &audit, unnamed)?),
         false => None,
     };
     let root = ws.root.to_string_lossy();
@@ -93,6 +94,8 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
 struct Inputs<'a> {
     /// The files in scope, in path order, with the stats the walk took (if it took them).
     files: Vec<(String, Option<Stat>)>,
+    /// The files in scope whose path is not UTF-8 ([`super::workspace::InScope`]).
+    unnamed: Vec<String>,
     caches: Option<Caches>,
     lock: LockView<'a>,
 }
@@ -130,7 +133,7 @@ fn open_inputs<'a>(
         },
     );
     let mut caches = caches.map_err(|e| Failure::new(e.to_string()))?;
-    let mut files = files?;
+    let super::workspace::InScope { mut files, unnamed } = files?;
     drop(walk);
     let lock = match lock {
         Some(lock) => lock?,
@@ -138,12 +141,13 @@ fn open_inputs<'a>(
             fix::run(ws, &files, args.fix_unsegmented, args.quiet)?;
             // The fixes changed files: the stats the walk took no longer describe them
             // (the stat index and the lockfile summary notice by their own stats).
-            files = ws.scope(matcher, stat_walk)?;
+            files = ws.scope(matcher, stat_walk)?.files;
             LockView::open(ws, caches.as_mut())?
         }
     };
     Ok(Inputs {
         files,
+        unnamed,
         caches,
         lock,
     })
@@ -189,9 +193,17 @@ fn outcome(summary: &AuditReport) -> Outcome {
     }
 }
 
-/// `--require-reviewed`: the files whose entry is missing, stale, or not yet reviewed.
-fn review_status(lock: &LockView, audit: &Audit) -> Result<ReviewStatus, Failure> {
-    let mut status = ReviewStatus::default();
+/// `--require-reviewed`: the files whose entry is missing, stale, or not yet reviewed, and
+/// those whose name is not UTF-8 (which no entry can name).
+fn review_status(
+    lock: &LockView,
+    audit: &Audit,
+    unnamable: Vec<String>,
+) -> Result<ReviewStatus, Failure> {
+    let mut status = ReviewStatus {
+        unnamable,
+        ..ReviewStatus::default()
+    };
     let infos = lock.infos(audit.files().map(|f| f.path.as_str()))?;
     for (f, info) in audit.files().zip(infos) {
         // A file that vanished during the run is a file error, which fails the run; it

@@ -112,10 +112,14 @@ fn summary_text(audit: &AuditReport) -> String {
                 r.unsegmented.len(),
                 r.stale.len()
             ));
+            if !r.unnamable.is_empty() {
+                s.push_str(&format!(", {} not UTF-8", r.unnamable.len()));
+            }
             for (what, list) in [
                 ("unreviewed", &r.unreviewed),
                 ("unsegmented", &r.unsegmented),
                 ("stale", &r.stale),
+                ("not UTF-8", &r.unnamable),
             ] {
                 for p in list {
                     s.push_str(&format!("\n  {what:<11} {p}"));

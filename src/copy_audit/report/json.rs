@@ -182,11 +182,18 @@ pub struct ReviewStatus {
     pub unreviewed: Vec<String>,
     pub unsegmented: Vec<String>,
     pub stale: Vec<String>,
+    /// Files in scope whose path is not UTF-8 (stray bytes as `\xNN`): a file that cannot
+    /// be named in the lockfile cannot be reviewed. Ours; only when there are some.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unnamable: Vec<String>,
 }
 
 impl ReviewStatus {
     pub fn is_clean(&self) -> bool {
-        self.unreviewed.is_empty() && self.unsegmented.is_empty() && self.stale.is_empty()
+        self.unreviewed.is_empty()
+            && self.unsegmented.is_empty()
+            && self.stale.is_empty()
+            && self.unnamable.is_empty()
     }
 }
 

@@ -253,6 +253,7 @@ mod tests {
                     unreviewed: vec!["a.md".into()],
                     unsegmented: Vec::new(),
                     stale: vec!["b.md".into()],
+                    unnamable: vec!["c\\xff.md".into()],
                 }),
             ),
             (many, Some(ReviewStatus::default())),
