@@ -1,9 +1,9 @@
 //! The one walk of a root, for both tools: directories listed once each, subdirectories
 //! on every core (rayon), the [`SKIPPED_DIRS`] never entered, directory symlinks never
-//! followed, paths that are not UTF-8 skipped, and one policy for what is not a regular
-//! file ([`walk`]). Options say what differs: `.gitignore` (with `.git/info/exclude`)
-//! honoured inside a git repository (copy-audit), directories whose names start with a
-//! dot left out (soil-lock, as in trellis).
+//! followed, paths that are not UTF-8 counted rather than visited (`Walked::unnamed`),
+//! and one policy for what is not a regular file ([`walk`]). Options say what differs:
+//! `.gitignore` (with `.git/info/exclude`) honoured inside a git repository (copy-audit),
+//! directories whose names start with a dot left out (soil-lock, as in trellis).
 //!
 //! A warm run of a large tree is mostly this walk, so it does only what a run needs: the
 //! visitor sees root-relative paths and stats files relative to the open directory.

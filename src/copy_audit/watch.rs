@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use salsa::Setter;
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 struct WatchedFile {
@@ -154,12 +154,7 @@ impl Session {
         let mut deltas = Vec::new();
         let mut lock_changed = false;
         for abs in touched {
-            let Some(rel) = relative(&ws.root, abs).or_else(|| {
-                // Events may carry the un-canonicalised path of the root.
-                fs::canonicalize(abs.parent()?)
-                    .ok()
-                    .and_then(|d| relative(&ws.root, &d.join(abs.file_name()?)))
-            }) else {
+            let Some(rel) = rel_of(&ws.root, abs) else {
                 continue;
             };
             if rel == ws.config.cache_path {
@@ -244,6 +239,16 @@ impl Session {
     }
 }
 
+/// The root-relative path of an event's `abs`.
+fn rel_of(root: &Path, abs: &Path) -> Option<String> {
+    relative(root, abs).or_else(|| {
+        // Events may carry the un-canonicalised path of the root.
+        fs::canonicalize(abs.parent()?)
+            .ok()
+            .and_then(|d| relative(root, &d.join(abs.file_name()?)))
+    })
+}
+
 fn same_place(a: &Finding, b: &Finding) -> bool {
     (&a.rule_id, a.line, a.column, &a.message) == (&b.rule_id, b.line, b.column, &b.message)
 }
@@ -285,7 +290,7 @@ fn print_deltas(deltas: &[Delta], elapsed: Duration) {
 /// Runs until interrupted.
 pub fn run(ws: &Workspace, matcher: PathMatcher) -> Result<(), Failure> {
     let started = Instant::now();
-    let mut session = Session::open(ws, matcher, false)?;
+    let session = Session::open(ws, matcher, false)?;
     let watch = crate::watch::Watch::start(&ws.root)?;
     println!(
         "watching {} ({} files, {} findings, loaded in {:.0} ms); Ctrl-C to stop",
@@ -294,10 +299,28 @@ pub fn run(ws: &Workspace, matcher: PathMatcher) -> Result<(), Failure> {
         session.findings(),
         started.elapsed().as_secs_f64() * 1e3
     );
-    watch.run(|paths| {
+    watch.run(&mut Watching { ws, session })
+}
+
+/// A session as the watch loop sees it.
+struct Watching<'a> {
+    ws: &'a Workspace,
+    session: Session,
+}
+
+impl crate::watch::Session for Watching<'_> {
+    /// The files in scope and the lockfile: the walk's own filter, so a log or a build
+    /// written beside the prose costs nothing.
+    fn wants(&self, path: &Path) -> bool {
+        rel_of(&self.ws.root, path).is_some_and(|rel| {
+            rel == self.ws.config.cache_path || self.session.matcher.is_included(&rel)
+        })
+    }
+
+    fn changed(&mut self, paths: &[PathBuf]) -> Result<(), Failure> {
         let t = Instant::now();
-        let deltas = session.refresh(ws, paths)?;
+        let deltas = self.session.refresh(self.ws, paths)?;
         print_deltas(&deltas, t.elapsed());
         Ok(())
-    })
+    }
 }

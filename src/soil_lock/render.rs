@@ -3,6 +3,7 @@
 
 use super::kind_of;
 use super::root::Root;
+use lockgraph_queries::db::Database;
 use lockgraph_queries::soil::engine::{self, Definition, EdgeKind};
 use lockgraph_queries::soil::graph::{self, DepGraph, NodeKind, Reached};
 use lockgraph_queries::soil::soil_hash;
@@ -60,16 +61,22 @@ struct HashesJson {
     soil: Option<String>,
 }
 
-fn def_json(root: &Root, def: Definition) -> DefJson {
-    let db = &root.db;
-    let sidecar = engine::sidecar_of(db, def);
-    let error = match engine::parsed_sidecar(db, def) {
+/// Why `def`'s sidecar or spec cannot be taken in, naming the file: a definition with such
+/// an error and no sidecar is `unreadable`.
+pub fn input_error(db: &Database, def: Definition) -> Option<String> {
+    match engine::parsed_sidecar(db, def) {
         Some(Err(e)) => Some(format!("{}.lock: {e}", def.path(db))),
         _ => match engine::tr_summary(db, def) {
             Some(Err(e)) => Some(format!("{}.tr: {}", def.path(db), e.message)),
             _ => None,
         },
-    };
+    }
+}
+
+fn def_json(root: &Root, def: Definition) -> DefJson {
+    let db = &root.db;
+    let sidecar = engine::sidecar_of(db, def);
+    let error = input_error(db, def);
     let accepted = sidecar.is_some_and(|s| s.accepted);
     let ladder = engine::ladder(db, def).as_str();
     let flags = flag_names(root, def);

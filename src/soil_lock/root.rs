@@ -72,6 +72,9 @@ pub struct Root {
     cache: Option<(SoilCache, Vec<[Seen; 3]>)>,
     /// Files the walk found whose path is not UTF-8 ([`walk::Walked::unnamed`]).
     pub unnamed: Vec<String>,
+    /// The files the oracles read (reference files, CLI executables) as last hashed, each
+    /// as named and as resolved: beside the definitions' own files, what a watch follows.
+    pub oracle_files: BTreeSet<PathBuf>,
 }
 
 /// The nearest directory with `soil.toml`, walking up from `start`.
@@ -163,6 +166,7 @@ impl Root {
             defs,
             cache: cache.map(|c| (c, seen)),
             unnamed: walked.unnamed,
+            oracle_files: BTreeSet::new(),
         };
         let _phase = crate::timings::phase("hash the externals");
         root.hash_externals();
@@ -188,25 +192,32 @@ impl Root {
             }
         }
         let cache = self.cache.as_ref().map(|(c, _)| c);
-        let hashed: Vec<(String, Option<ContentHash>, Option<External>)> = keys
+        /// One oracle key: the file it names (if it may be read), its hash, its stat.
+        type Hashed = (Option<PathBuf>, Option<ContentHash>, Option<External>);
+        let hashed: Vec<(String, Hashed)> = keys
             .into_par_iter()
             .map(|key| {
                 let file = match key.strip_prefix("cli:") {
                     Some(command) => executable(&self.dir, command),
                     None => inside(&self.dir, &key),
                 };
-                let (hash, seen) = match (file, cache) {
+                let (hash, seen) = match (&file, cache) {
                     (None, _) => (None, None),
-                    (Some(f), None) => (read_external(&f).map(|b| oracle_digest(&b)), None),
-                    (Some(f), Some(cache)) => hash_through(cache, &f),
+                    (Some(f), None) => (read_external(f).map(|b| oracle_digest(&b)), None),
+                    (Some(f), Some(cache)) => hash_through(cache, f),
                 };
-                (key, hash, seen)
+                (key, (file, hash, seen))
             })
             .collect();
+        self.oracle_files.clear();
         let mut seen = Vec::new();
         let mut all_known = true;
         let mut hashes = BTreeMap::new();
-        for (key, hash, external) in hashed {
+        for (key, (file, hash, external)) in hashed {
+            if let Some(f) = file {
+                self.oracle_files.extend(crate::fsutil::resolve(&f).ok());
+                self.oracle_files.insert(f);
+            }
             hashes.insert(key, hash.map(|h| h.to_string()));
             if let Some(e) = external {
                 all_known &= e.known;

@@ -11,7 +11,7 @@ use lockgraph_queries::soil::engine::{self, Definition, Project};
 use lockgraph_queries::soil::status::{Flag, Ladder};
 use salsa::Setter;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// What `status` shows of one definition, compared between refreshes.
@@ -20,6 +20,10 @@ pub struct Shown {
     pub ladder: Ladder,
     pub accepted: bool,
     pub flags: Vec<Flag>,
+    /// Why its sidecar or spec cannot be taken in ([`super::render::input_error`]).
+    pub error: Option<String>,
+    /// An error and no sidecar to stand on: `status` says `unreadable`.
+    pub unreadable: bool,
 }
 
 /// One definition whose status or flags changed.
@@ -42,10 +46,14 @@ fn shown(root: &Root, def: Definition) -> Shown {
         .map(|r| r.flag)
         .collect();
     flags.dedup();
+    let sidecar = engine::sidecar_of(&root.db, def);
+    let error = super::render::input_error(&root.db, def);
     Shown {
         ladder: engine::ladder(&root.db, def),
-        accepted: engine::sidecar_of(&root.db, def).is_some_and(|s| s.accepted),
+        accepted: sidecar.is_some_and(|s| s.accepted),
         flags,
+        unreadable: error.is_some() && sidecar.is_none(),
+        error,
     }
 }
 
@@ -165,7 +173,11 @@ fn describe(s: &Shown) -> String {
     let flags: Vec<&str> = s.flags.iter().map(|f| f.as_str()).collect();
     format!(
         "{}{}{}",
-        s.ladder,
+        if s.unreadable {
+            "unreadable"
+        } else {
+            s.ladder.as_str()
+        },
         if s.accepted { ", accepted" } else { "" },
         if flags.is_empty() {
             String::new()
@@ -186,24 +198,48 @@ pub fn run(root: Root) -> Result<(), Failure> {
         session.root.defs.len(),
         started.elapsed().as_secs_f64() * 1e3
     );
-    watch.run(|paths| {
+    watch.run(&mut session)
+}
+
+impl crate::watch::Session for Session {
+    /// Specs, sidecars and `.soil` files where the walk looks for them (not in dot
+    /// directories, not the manifest), and the files the oracles read.
+    fn wants(&self, path: &Path) -> bool {
+        if self.root.oracle_files.contains(path) {
+            return true;
+        }
+        relative(&self.root.dir, path).is_some_and(|rel| {
+            rel != super::root::MANIFEST
+                && rel.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    matches!(ext, "tr" | "lock" | "soil")
+                        && !stem.split('/').any(|part| part.starts_with('.'))
+                })
+        })
+    }
+
+    fn changed(&mut self, paths: &[PathBuf]) -> Result<(), Failure> {
         let t = Instant::now();
-        let changes = session.refresh(paths)?;
+        let changes = self.refresh(paths)?;
         for c in &changes {
-            let kind = session
+            let kind = self
                 .root
                 .find(&c.path)
                 .ok()
-                .and_then(|d| kind_of(&session.root, d))
+                .and_then(|d| kind_of(&self.root, d))
                 .map_or("?", |k| k.as_str());
-            match &c.before {
-                Some(b) => println!(
-                    "{} ({kind}): {} → {}",
-                    c.path,
-                    describe(b),
-                    describe(&c.after)
-                ),
-                None => println!("{} ({kind}): new, {}", c.path, describe(&c.after)),
+            let after = describe(&c.after);
+            match c.before.as_ref().map(describe) {
+                // Only the reason changed (a sidecar half written, then emptied): the error
+                // line below says so.
+                Some(before) if before == after => {}
+                Some(before) => println!("{} ({kind}): {before} → {after}", c.path),
+                None => println!("{} ({kind}): new, {after}", c.path),
+            }
+            // What `status` prints below such a row, once per new reason.
+            if let Some(e) = &c.after.error
+                && c.before.as_ref().and_then(|b| b.error.as_ref()) != Some(e)
+            {
+                eprintln!("error: {e}");
             }
         }
         if !changes.is_empty() {
@@ -214,5 +250,5 @@ pub fn run(root: Root) -> Result<(), Failure> {
             );
         }
         Ok(())
-    })
+    }
 }
