@@ -36,7 +36,7 @@ fn an_edit_reruns_only_the_edited_files_queries() {
     let removed: Vec<_> = deltas[0]
         .removed
         .iter()
-        .map(|f| (f.rule_id.as_str(), f.line, f.column))
+        .map(|f| (&*f.rule_id, f.line, f.column))
         .collect();
     assert_eq!(removed, [("cs-R3-ellipsis", 14, 42)]);
     assert!(deltas[0].added.is_empty(), "{deltas:?}");
@@ -86,12 +86,8 @@ fn a_lockfile_edit_refilters_without_rerunning_rules() {
     let deltas = s.refresh(&ws, &[lock_path]).unwrap();
     assert_eq!(deltas.len(), 1, "{deltas:?}");
     assert_eq!(deltas[0].path, AGENDA);
-    let added: Vec<_> = deltas[0].added.iter().map(|f| f.rule_id.as_str()).collect();
-    let removed: Vec<_> = deltas[0]
-        .removed
-        .iter()
-        .map(|f| f.rule_id.as_str())
-        .collect();
+    let added: Vec<_> = deltas[0].added.iter().map(|f| &*f.rule_id).collect();
+    let removed: Vec<_> = deltas[0].removed.iter().map(|f| &*f.rule_id).collect();
     assert_eq!(removed, ["en-R4-spaced-hyphen-dash"], "{deltas:?}");
     assert!(added.contains(&"cs-R6-dash"), "{added:?}");
     let agenda = s.input(AGENDA).unwrap().as_id();

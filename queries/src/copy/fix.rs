@@ -49,7 +49,7 @@ pub fn apply(text: &str, mut fixes: Vec<&SourceFix>) -> Applied {
             continue;
         }
         let old = &text[fix.range.clone()];
-        if old == fix.replacement {
+        if old == &*fix.replacement {
             continue;
         }
         keeps &= single_char_no_newline(old) && single_char_no_newline(&fix.replacement);

@@ -68,15 +68,12 @@ fn render_finding(
     let at_in_line = at;
     let at = at - shown.start;
     let width = source[at..].chars().next().map_or(0, char::len_utf8);
-    let mut group = level
-        .primary_title(f.message.clone())
-        .id(f.rule_id.clone())
-        .element(
-            Snippet::source(source)
-                .line_start(f.line as usize)
-                .path(path)
-                .annotation(AnnotationKind::Primary.span(at..at + width)),
-        );
+    let mut group = level.primary_title(&*f.message).id(&*f.rule_id).element(
+        Snippet::source(source)
+            .line_start(f.line as usize)
+            .path(path)
+            .annotation(AnnotationKind::Primary.span(at..at + width)),
+    );
     if let Some(fix) = &f.fix {
         group =
             group.element(Level::HELP.message(format!("fix: replace with {:?}", fix.replacement)));
@@ -201,8 +198,8 @@ mod tests {
             let at = f.offset - line.start;
             let width = source[at..].chars().next().map_or(0, char::len_utf8);
             renderer.render(&[Level::ERROR
-                .primary_title(f.message.clone())
-                .id(f.rule_id.clone())
+                .primary_title(&*f.message)
+                .id(&*f.rule_id)
                 .element(
                     Snippet::source(source)
                         .line_start(f.line as usize)

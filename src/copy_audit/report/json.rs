@@ -243,7 +243,7 @@ impl<'a> AuditReport<'a> {
                 let mut c = Counts::default();
                 for f in chunk.iter().flat_map(|a| &a.report.findings) {
                     c.severity[f.severity as usize] += 1;
-                    *c.by_rule.entry(f.rule_id.as_str()).or_default() += 1;
+                    *c.by_rule.entry(&*f.rule_id).or_default() += 1;
                 }
                 c
             })

@@ -2,7 +2,8 @@
 //! entry and the file's hash), and, written against [`FileInputs`], the views, the
 //! languages, the rule hits and the spans.
 
-use super::{EntryState, FileError, FileInputs};
+use super::file_report::Interner;
+use super::{EntryState, FileError, FileInputs, Text};
 use crate::copy::extract;
 use crate::copy::lockfile::{Entry, Kind, SpanIndex};
 use crate::copy::rules::{Hit, Scans, Triggers};
@@ -10,6 +11,7 @@ use crate::copy::view::View;
 use crate::hash::ContentHash;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 /// How an entry relates to bytes with hash `hash`: the one definition, shared by the query
 /// and by the shell when a cache spares it reading the file.
@@ -55,13 +57,37 @@ pub(super) fn views_of(i: &impl FileInputs) -> Result<Vec<View>, FileError> {
     })
 }
 
-/// A rule hit with the indices of its rule and view.
+/// A rule hit with the indices of its rule and view, its text shared ([`Text`]): all of a
+/// dense file's hits are held at once, before they are placed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RawHit {
     pub rule: usize,
     pub view: usize,
-    pub hit: Hit,
+    /// [`Hit::range`].
+    pub range: Range<usize>,
+    pub message: Text,
+    /// [`Hit::fix`]: a view range and its replacement.
+    pub fix: Option<(Range<usize>, Text)>,
+    /// [`Hit::anchor`].
+    pub anchor: Option<usize>,
 }
+
+impl RawHit {
+    fn new(rule: usize, view: usize, hit: Hit, texts: &mut Interner) -> RawHit {
+        RawHit {
+            rule,
+            view,
+            range: hit.range,
+            message: texts.get(&hit.message),
+            fix: hit.fix.map(|e| (e.range, texts.get(&e.replacement))),
+            anchor: hit.anchor,
+        }
+    }
+}
+
+/// The most hits in one part of [`find_hits`]'s value: a part is freed as soon as it is
+/// placed, so the hits and the findings made from them are never all held at once.
+const HITS_PER_PART: usize = 1 << 16;
 
 pub(super) fn languages_of(i: &impl FileInputs) -> BTreeSet<String> {
     let default = i.setup().default_language.as_str();
@@ -129,8 +155,9 @@ pub(super) fn find_hits(i: &impl FileInputs) -> Vec<Vec<RawHit>> {
         .map(|(i, r)| (i, r, r.triggers()))
         .collect();
     let check = |first: usize, views: &[View]| {
-        let mut out = Vec::new();
+        let mut parts: Vec<Vec<RawHit>> = vec![Vec::new()];
         let mut buf = Vec::new();
+        let mut texts = Interner::default();
         for (vi, view) in (first..).zip(views) {
             let scans = Scans::new(view);
             let present = scans.triggers();
@@ -139,26 +166,29 @@ pub(super) fn find_hits(i: &impl FileInputs) -> Vec<Vec<RawHit>> {
                     continue;
                 }
                 rule.check_in(&scans, &mut buf);
-                if !buf.is_empty() {
-                    out.extend(buf.drain(..).map(|hit| RawHit {
-                        rule: ri,
-                        view: vi,
-                        hit,
-                    }));
+                for hit in buf.drain(..) {
+                    let part = parts.last_mut().expect("never empty");
+                    part.push(RawHit::new(ri, vi, hit, &mut texts));
+                    if part.len() == HITS_PER_PART {
+                        parts.push(Vec::new());
+                    }
                 }
+                // A rule that hit a dense view a million times leaves its buffer that
+                // large: let it go rather than hold it beside every hit.
+                buf.shrink_to(HITS_PER_PART);
             }
         }
-        out
+        parts
     };
     // A file of many views (a large JSON file has one per string) is checked on every
     // core, in order; most files are one worker's and stay on it.
     if views.len() < PARALLEL_VIEWS {
-        return vec![check(0, views)];
+        return check(0, views);
     }
     views
         .par_chunks(PARALLEL_VIEWS / 4)
         .enumerate()
-        .map(|(i, chunk)| check(i * (PARALLEL_VIEWS / 4), chunk))
+        .flat_map_iter(|(i, chunk)| check(i * (PARALLEL_VIEWS / 4), chunk))
         .collect()
 }
 

@@ -2,7 +2,8 @@
 //! lines the ignore marker silences. Computed before span filtering: nothing here reads
 //! the spans.
 
-use super::{FileInputs, Finding, RawHit, SourceFix};
+use super::file_report::Interner;
+use super::{FileInputs, Finding, RawHit, SourceFix, Text};
 use crate::text::LineIndex;
 use std::borrow::Cow;
 
@@ -18,13 +19,15 @@ pub struct Placed {
     pub finding: Finding,
 }
 
-/// [`placed`](super::placed)'s value from the `count` `hits`, computed without keeping it; the messages of
-/// hits handed over owned move into the findings.
-pub(super) fn place<'h>(
+/// [`placed`](super::placed)'s value from the `count` `hits`, computed without keeping it:
+/// each placed hit goes through `keep`, and what it returns is kept. The one-shot run
+/// keeps only the admitted findings, so no placed hit is ever held beside them.
+pub(super) fn place<'h, T>(
     i: &impl FileInputs,
     hits: impl Iterator<Item = Cow<'h, RawHit>>,
     count: usize,
-) -> Vec<Placed> {
+    mut keep: impl FnMut(Placed) -> Option<T>,
+) -> Vec<T> {
     // Most files have no hits: their lines need not be counted nor searched for the
     // ignore marker.
     if count == 0 {
@@ -44,57 +47,57 @@ pub(super) fn place<'h>(
     // findings on one long line count its columns once, not once each.
     let (mut at_cursor, mut end_cursor) = (index.cursor(), index.cursor());
     let (mut fix_start, mut fix_end) = (index.cursor(), index.cursor());
-    // Sized once: a file with 200k findings spent a fifth of its audit growing this.
+    let mut texts = Interner::default();
+    let rule_ids: Vec<Text> = table
+        .set
+        .rules()
+        .iter()
+        .map(|r| r.meta().id.as_str().into())
+        .collect();
+    // Sized once: a file with 200k findings spent a fifth of its audit growing this. What
+    // `keep` drops leaves pages never touched, so never resident.
     let mut out = Vec::with_capacity(count);
     for raw in hits {
         let view = &views[raw.view];
         let meta = table.set.rules()[raw.rule].meta();
-        let matched_at = view.source_offset(raw.hit.range.start);
-        let offset = raw.hit.anchor.unwrap_or(matched_at);
+        let matched_at = view.source_offset(raw.range.start);
+        let offset = raw.anchor.unwrap_or(matched_at);
         let at = at_cursor.line_col(text, offset);
         if ignored.covers(at.line) {
             continue;
         }
-        let matched_end = view.source_range(raw.hit.range.clone()).end.max(offset);
-        let snippet = snippet(&view.text[raw.hit.range.clone()]);
-        let fix_range = raw
-            .hit
+        let matched_end = view.source_range(raw.range.clone()).end.max(offset);
+        let snippet = snippet(&view.text[raw.range.clone()], &mut texts);
+        let fix = raw
             .fix
             .as_ref()
-            .map(|e| view.source_range(e.range.clone()));
-        let rule = raw.rule;
-        let (message, replacement) = match raw {
-            Cow::Owned(raw) => (raw.hit.message, raw.hit.fix.map(|e| e.replacement)),
-            Cow::Borrowed(raw) => (
-                raw.hit.message.clone(),
-                raw.hit.fix.as_ref().map(|e| e.replacement.clone()),
-            ),
-        };
-        let fix = fix_range
-            .zip(replacement)
             .filter(|(_, replacement)| crate::copy::fix::fits(i.format(), replacement))
-            .map(|(range, replacement)| SourceFix {
-                start: fix_start.line_col(text, range.start),
-                end: fix_end.line_col(text, range.end),
-                length: crate::text::count_units(&text.as_bytes()[range.clone()]) as u32,
-                range,
-                replacement,
+            .map(|(range, replacement)| {
+                let range = view.source_range(range.clone());
+                SourceFix {
+                    start: fix_start.line_col(text, range.start),
+                    end: fix_end.line_col(text, range.end),
+                    length: crate::text::count_units(&text.as_bytes()[range.clone()]) as u32,
+                    range,
+                    replacement: replacement.clone(),
+                }
             });
-        out.push(Placed {
-            rule,
+        let placed = Placed {
+            rule: raw.rule,
             matched_at,
             finding: Finding {
-                rule_id: meta.id.clone(),
+                rule_id: rule_ids[raw.rule].clone(),
                 severity: meta.severity,
                 line: at.line,
                 column: at.column,
                 end: end_cursor.line_col(text, matched_end),
                 offset,
                 snippet,
-                message,
+                message: raw.message.clone(),
                 fix,
             },
-        });
+        };
+        out.extend(keep(placed));
     }
     out
 }
@@ -124,10 +127,10 @@ impl IgnoredLines {
 pub const SNIPPET_MAX: usize = 80;
 
 /// The matched text, trimmed, cut to [`SNIPPET_MAX`] characters.
-fn snippet(matched: &str) -> String {
+fn snippet(matched: &str, texts: &mut Interner) -> Text {
     let matched = matched.trim();
     match matched.char_indices().nth(SNIPPET_MAX) {
-        None => matched.to_owned(),
-        Some((cut, _)) => format!("{}…", matched[..cut].trim_end()),
+        None => texts.get(matched),
+        Some((cut, _)) => texts.get(&format!("{}…", matched[..cut].trim_end())),
     }
 }

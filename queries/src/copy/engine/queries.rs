@@ -121,6 +121,7 @@ pub fn placed(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
         &Tracked { db, file },
         hits.iter().map(Cow::Borrowed),
         hits.len(),
+        Some,
     )
 }
 

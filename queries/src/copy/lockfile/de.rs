@@ -96,7 +96,8 @@ fn json_error(e: &serde_json::Error, trail: &Trail) -> LockfileError {
         span: trail.span.get(),
         span_start: None,
         line: known.then(|| e.line()),
-        column: known.then(|| e.column()),
+        // serde_json counts 0 before a line's first character; positions here are 1-based.
+        column: known.then(|| e.column().max(1)),
         message,
     }
 }

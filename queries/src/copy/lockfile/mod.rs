@@ -225,6 +225,18 @@ impl<T> From<Option<T>> for Field<T> {
 
 /// Reads a lockfile: strict JSON of the schema's shape, then every seed invariant.
 pub fn parse(text: &str) -> Result<Lockfile, LockfileError> {
+    if text.trim().is_empty() {
+        // JSON's own error ("EOF while parsing a value") says less than this.
+        return Err(LockfileError {
+            kind: LockfileErrorKind::Syntax,
+            line: Some(1),
+            column: Some(1),
+            ..LockfileError::invariant(
+                "the lockfile is empty: restore it from version control, or delete it to \
+                 start a new one",
+            )
+        });
+    }
     let lock = de::from_str(text).map_err(|e| conflict_markers(text).unwrap_or(e))?;
     check::check_lockfile(&lock)?;
     Ok(lock)

@@ -1285,3 +1285,17 @@ fn conflict_markers_are_named_with_their_line() {
         "{err}"
     );
 }
+
+/// Issue 28: an empty lockfile is named as such, and no position is column 0 (serde_json
+/// counts 0 before a line's first character).
+#[test]
+fn an_empty_or_cut_lockfile_is_placed_at_a_real_column() {
+    for empty in ["", "\n", "  \n\t"] {
+        let err = parse(empty).unwrap_err();
+        assert_eq!((err.line, err.column), (Some(1), Some(1)));
+        assert!(err.to_string().contains("the lockfile is empty"), "{err}");
+    }
+    let cut = &WORKED_EXAMPLES[..WORKED_EXAMPLES.find("\"files\"").unwrap()];
+    let err = parse(cut).unwrap_err();
+    assert!(err.column.is_some_and(|c| c >= 1), "{err:?}");
+}
