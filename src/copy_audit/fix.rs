@@ -42,6 +42,12 @@ pub fn run(
         .map_err(|e| Failure::new(format!("cannot lock {}: {e}", ws.root.display())))?;
     // Counted over every pass: a file fixed in two passes is one file.
     let (mut total, mut touched) = (0, std::collections::BTreeSet::new());
+    // Every version of each fixed file, by hash: fixes that lead back to one of them undo
+    // each other (two custom rules `ab → ba` and `ba → ab`), and would go round for
+    // every pass, claiming fixes that change nothing.
+    let mut versions: std::collections::HashMap<String, std::collections::HashSet<ContentHash>> =
+        Default::default();
+    let mut cycling = std::collections::BTreeSet::new();
     for _ in 0..MAX_PASSES {
         let mut lock = ws.read_lockfile()?;
         // Fixing needs the bytes of every file anyway: no caches.
@@ -64,6 +70,9 @@ pub fn run(
             let Some(hash) = audited.hash.filter(|_| eligible && !fixes.is_empty()) else {
                 continue;
             };
+            if cycling.contains(path) {
+                continue;
+            }
             let abs = ws.root.join(path);
             // The findings describe the bytes that were audited; a file changed or gone
             // since is left alone rather than patched blindly.
@@ -87,13 +96,35 @@ pub fn run(
             if fixed == text {
                 continue;
             }
+            let after = ContentHash::of(fixed.as_bytes());
+            let seen = versions
+                .entry(path.clone())
+                .or_insert_with(|| [hash].into());
+            if !seen.insert(after) {
+                let mut rules: Vec<&str> = report
+                    .findings
+                    .iter()
+                    .filter(|f| f.fix.is_some())
+                    .map(|f| &*f.rule_id)
+                    .collect();
+                rules.sort_unstable();
+                rules.dedup();
+                eprintln!(
+                    "warning: {path}: the fixes of {} lead back to an earlier version of the \
+                     file (rules that undo each other's fixes); not fixed further: change \
+                     one of the rules",
+                    rules.join(", ")
+                );
+                cycling.insert(path.clone());
+                continue;
+            }
             let reanchor = keeps_coordinates
                 && report.state.has_usable_spans()
                 && lock.files.contains_key(path);
             let step = Planned {
                 path: path.clone(),
                 before: hash.to_string(),
-                after: ContentHash::of(fixed.as_bytes()).to_string(),
+                after: after.to_string(),
                 reanchor,
             };
             planned.push(FixWrite {

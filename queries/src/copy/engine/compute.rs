@@ -44,6 +44,12 @@ pub fn state_from(
 
 pub(super) fn views_of(i: &impl FileInputs) -> Result<Vec<View>, FileError> {
     let text = i.source().text().map_err(Clone::clone)?;
+    if let Some(at) = lone_cr(text) {
+        return Err(FileError {
+            line_col: Some(i.line_index().line_col(text, at)),
+            message: LONE_CR.to_string(),
+        });
+    }
     // Without path hints, which nothing an audit reports reads (see `PathHints`) — but a
     // file without a fresh entry is segmented from its views, and the key paths are what
     // tag a bilingual file.
@@ -55,6 +61,22 @@ pub(super) fn views_of(i: &impl FileInputs) -> Result<Vec<View>, FileError> {
         line_col: Some(i.line_index().line_col(text, e.offset)),
         message: e.message,
     })
+}
+
+/// Why a file with a lone carriage return is not audited. Editors disagree on it: VS Code,
+/// the Language Server Protocol and CommonMark break the line there, Vim and Neovim (with
+/// their default `fileformats`) show a `^M` and do not, and the extractors (front matter,
+/// comments, strings) know only LF and CRLF. Any line or column given for such a file
+/// would be wrong in one of them, and findings after it could be lost without a word: so
+/// the file is one file's error, at the first lone CR, and never a silent zero.
+const LONE_CR: &str = "a carriage return without a line feed (a classic Mac OS line \
+                       ending): editors disagree on where its lines are, so the file is not \
+                       audited; convert it to LF or CRLF line endings";
+
+/// The first carriage return not followed by a line feed.
+fn lone_cr(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'\r', bytes).find(|&at| bytes.get(at + 1) != Some(&b'\n'))
 }
 
 /// A rule hit with the indices of its rule and view, its text shared ([`Text`]): all of a

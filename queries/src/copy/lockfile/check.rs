@@ -41,6 +41,8 @@ pub(super) fn check_lockfile(lock: &Lockfile) -> Result<(), LockfileError> {
 pub fn check_entry_path(path: &str) -> Result<(), LockfileError> {
     let problem = if path.is_empty() {
         Some("the path is empty")
+    } else if path.contains('\0') {
+        Some("the path contains a NUL character (`\\u0000`), which no file name can hold")
     } else if path.contains('\\') {
         Some("the path contains a backslash; lockfile paths use `/`")
     } else if path.starts_with('/') {

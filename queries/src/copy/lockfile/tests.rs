@@ -404,6 +404,13 @@ fn entry_paths() {
         assert_eq!(err.entry.as_deref(), Some(bad));
         assert!(err.message.starts_with("the path"), "{err}");
     }
+    // Written as JSON's escape, read as the character: named as what it is, not as the
+    // backslash of its escape.
+    let text =
+        one_entry_text("placeholder.md", vec![]).replacen("placeholder.md", "a\\u0000b.md", 1);
+    let err = parse_err(&text);
+    assert_eq!(err.entry.as_deref(), Some("a\0b.md"));
+    assert!(err.message.contains("NUL character"), "{err}");
     for good in [
         "a.md",
         "docs/x/y.md",
