@@ -405,3 +405,25 @@ fn discover_walks_up_and_load_reads_relative_to_the_file() {
     let e = load(&root.join("nope.yaml")).unwrap_err();
     assert!(e.message.starts_with("cannot read the config"), "{e}");
 }
+
+/// Issue 28, item 9: globs that leave the root can never match, and Layer 2 files outside
+/// the root are read by the agent: both are said, neither stops the audit.
+#[test]
+fn globs_and_layer2_paths_that_leave_the_root_are_warned_about() {
+    let c = cfg(
+        "language: cs\npaths:\n  include: ['../x/**', 'docs/**/*.md', '/abs/*.md']\n  exclude: ['a/../../b']\nrules:\n  style_guide: ../outside/style.md\n  examples: docs/x.md#anchor\n",
+    )
+    .unwrap();
+    let about = |needle: &str| c.warnings.iter().filter(|w| w.contains(needle)).count();
+    assert_eq!(about("`../x/**` can never match"), 1, "{:?}", c.warnings);
+    assert_eq!(about("`/abs/*.md` can never match"), 1, "{:?}", c.warnings);
+    assert_eq!(about("`paths.exclude`: `a/../../b`"), 1, "{:?}", c.warnings);
+    assert_eq!(about("docs/**/*.md"), 0, "{:?}", c.warnings);
+    assert_eq!(
+        about("`rules.style_guide`: ../outside/style.md is outside the root"),
+        1,
+        "{:?}",
+        c.warnings
+    );
+    assert_eq!(about("docs/x.md#anchor is outside"), 0, "{:?}", c.warnings);
+}

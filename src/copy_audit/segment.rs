@@ -47,6 +47,9 @@ struct OutputSchema {
 }
 
 pub fn run(ws: &Workspace, path: &Path, format: OutputFormat) -> Result<Outcome, Failure> {
+    // The payload carries the Layer 2 paths to the agent: what the config's warnings say
+    // of them (missing, outside the root) is said here too.
+    ws.warn_about_config();
     let rel = ws.lockfile_key(path)?;
     let abs = ws.root.join(&rel);
     let text = ws.read_text(&rel)?;

@@ -42,9 +42,7 @@ pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Out
     if args.offline {
         super::offline::segment(ws, &matcher)?;
     }
-    for warning in &ws.config.warnings {
-        eprintln!("warning: {warning}");
-    }
+    ws.warn_about_config();
     if args.watch {
         return super::watch::run(ws, matcher).map(|()| Outcome::Clean);
     }

@@ -26,6 +26,7 @@ pub(super) fn layer2(
     for (name, field) in rules {
         if let Some(field) = field {
             let key = format!("rules.{name}");
+            warnings.extend(outside_root(&key, &field.value));
             warnings.extend(missing_files(root, exists, &key, &field.value));
             layer2_rules.insert(name.to_owned(), field.value.into_json());
         }
@@ -82,6 +83,19 @@ fn missing_files(
                 root.display()
             )
         })
+        .collect()
+}
+
+/// The agent reads Layer 2 files where the config says, and the config is committed: a
+/// path that leads out of the root (`../x.md`, `/etc/x`) is passed on as written, with a
+/// warning, since a reviewer may not expect the agent to read outside the repository.
+fn outside_root(key: &str, paths: &OneOrMany) -> Vec<String> {
+    paths
+        .items
+        .iter()
+        .filter(|p| looks_like_path(p))
+        .filter(|p| !crate::relpath::stays_inside(p.split_once('#').map_or(p.as_str(), |(f, _)| f)))
+        .map(|p| format!("`{key}`: {p} is outside the root; the agent is given it as written"))
         .collect()
 }
 

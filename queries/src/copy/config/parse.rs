@@ -46,6 +46,8 @@ pub fn parse(
     let ignore_marker = ignore_marker(path, raw.ignore_marker)?;
     let segment = segment(path, raw.segment.unwrap_or_default())?;
     let mut warnings = unknown_key_warnings(text, path);
+    warnings.extend(globs_outside(&paths.include, "paths.include"));
+    warnings.extend(globs_outside(&paths.exclude, "paths.exclude"));
     let layer2_rules = [
         ("style_guide", style_guide),
         ("reject_list", reject_list),
@@ -312,4 +314,20 @@ fn segment(path: &Path, raw: RawSegment) -> Result<SegmentSettings, ConfigError>
         cache_path,
         unknown_language_default,
     })
+}
+
+/// Globs are matched against clean root-relative paths, so one that starts at `/` or has
+/// a `..` component (`../x/**`, meant to reach outside the root) can never match: worth a
+/// warning, where silence would look like an empty tree.
+fn globs_outside(globs: &[String], field: &str) -> Vec<String> {
+    globs
+        .iter()
+        .filter(|g| g.starts_with('/') || g.split('/').any(|part| part == ".."))
+        .map(|g| {
+            format!(
+                "`{field}`: `{g}` can never match: paths are matched relative to the \
+                 root, without `..` or a leading `/`"
+            )
+        })
+        .collect()
 }
