@@ -168,11 +168,20 @@ const OLDER_MAGIC: &[u8; 4] = b"LGC1";
 struct Checksummed<'a, W: Write> {
     out: &'a mut W,
     crc: crc32fast::Hasher,
+    /// The first write error, kept: postcard replaces it with one of its own.
+    failed: Option<io::Error>,
 }
 
 impl<W: Write> Write for Checksummed<'_, W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.out.write(buf)?;
+        let n = match self.out.write(buf) {
+            Ok(n) => n,
+            Err(e) => {
+                let kept = io::Error::new(e.kind(), e.to_string());
+                self.failed.get_or_insert(kept);
+                return Err(e);
+            }
+        };
         self.crc.update(&buf[..n]);
         Ok(n)
     }
@@ -358,15 +367,29 @@ pub fn store<T: Serialize + ?Sized>(
     // Encoded straight into the file's buffer: a 100,000-file index is 7 MB, and the
     // copies of it a run made before writing were a third of what a one-file edit saved.
     write_atomic_unsynced_with(root_of(lockgraph), &dir.join(name), |out| {
-        let mut summed = Checksummed {
-            out,
-            crc: crc32fast::Hasher::new(),
-        };
-        summed.write_all(MAGIC)?;
-        postcard::to_io(&(engine, value), &mut summed).map_err(io::Error::other)?;
-        let crc = summed.crc.finalize();
-        out.write_all(&crc.to_le_bytes())
+        encode_into(out, engine, value)
     })
+}
+
+/// The file's bytes — magic, postcard body, CRC — written to `out`.
+fn encode_into<T: Serialize + ?Sized, W: Write>(
+    out: &mut W,
+    engine: &str,
+    value: &T,
+) -> io::Result<()> {
+    let mut summed = Checksummed {
+        out,
+        crc: crc32fast::Hasher::new(),
+        failed: None,
+    };
+    summed.write_all(MAGIC)?;
+    if let Err(e) = postcard::to_io(&(engine, value), &mut summed) {
+        // postcard reports any write error as "the serialize buffer is full": the
+        // writer's own error (a full disk, say) is the one to give.
+        return Err(summed.failed.take().unwrap_or_else(|| io::Error::other(e)));
+    }
+    let crc = summed.crc.finalize();
+    out.write_all(&crc.to_le_bytes())
 }
 
 /// Creates `dir` (a directory under `.lockgraph/`) and the `.gitignore` that keeps
@@ -394,6 +417,33 @@ fn root_of(lockgraph: &Path) -> &Path {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 28, item 9: a full disk while a cache is written is named as a full disk,
+    /// not as postcard's "serialize buffer is full".
+    #[test]
+    fn a_full_disk_is_named_as_such() {
+        struct Full(usize);
+        impl Write for Full {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(io::Error::from_raw_os_error(28)); // ENOSPC
+                }
+                let n = buf.len().min(self.0);
+                self.0 -= n;
+                Ok(n)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let value = vec!["x".repeat(100); 100];
+        let e = encode_into(&mut Full(500), "engine", &value).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull, "{e}");
+        assert!(!e.to_string().contains("serialize buffer"), "{e}");
+        let mut all = Vec::new();
+        encode_into(&mut all, "engine", &value).unwrap();
+        assert!(all.starts_with(MAGIC));
+    }
 
     #[test]
     fn exact_maps_read_what_pairs_wrote_and_distrust_huge_lengths() {
