@@ -1772,3 +1772,28 @@ fn impact_and_why_take_bare_names_and_the_oracle_form() {
         r.stderr
     );
 }
+
+/// Issue 28, item 9: invalid UTF-8 in a spec or a sidecar is placed by line and column.
+#[test]
+fn invalid_utf8_in_a_spec_or_sidecar_is_placed_by_line_and_column() {
+    let tree = Tree::copy_of("soil");
+    for (file, line) in [("text/trim.tr", "bad \u{17e}"), ("text/trim.lock", "")] {
+        let whole = tree.read(file);
+        let lines = whole.lines().count();
+        let mut bytes = whole.into_bytes();
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(0xff);
+        std::fs::write(tree.path(file), &bytes).unwrap();
+        let out = tree.soil_lock().arg("status").output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        let column = line.chars().count() + 1;
+        let at = format!("invalid UTF-8 at line {}, column {column}", lines + 1);
+        assert!(
+            text.contains(&format!("{file}: ")) && text.contains(&at),
+            "{at}\n{text}"
+        );
+        std::fs::write(tree.path(file), &bytes[..bytes.len() - 1 - line.len()]).unwrap();
+    }
+}

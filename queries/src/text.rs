@@ -15,6 +15,25 @@ pub struct LineCol {
     pub column: u32,
 }
 
+/// Where the invalid UTF-8 that `e` reports starts in `bytes`: its 1-based line and
+/// column, the column counting Unicode scalar values (as trellis's diagnostics and the
+/// sidecar reader count), and a message naming both and the byte.
+pub fn invalid_utf8(bytes: &[u8], e: &std::str::Utf8Error) -> (usize, usize, String) {
+    let valid = &bytes[..e.valid_up_to()];
+    let line_start = memchr::memrchr(b'\n', valid).map_or(0, |i| i + 1);
+    let line = memchr::memchr_iter(b'\n', valid).count() + 1;
+    let column = std::str::from_utf8(&valid[line_start..])
+        .expect("valid up to here")
+        .chars()
+        .count()
+        + 1;
+    let message = format!(
+        "invalid UTF-8 at line {line}, column {column} (byte {})",
+        valid.len()
+    );
+    (line, column, message)
+}
+
 /// See [`LineIndex::cursor`].
 pub struct ColumnCursor<'a> {
     index: &'a LineIndex,
@@ -254,6 +273,19 @@ fn unit_offset(line: &[u8], want: usize) -> Result<usize, usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invalid_utf8_is_placed_by_line_and_column() {
+        // Built at run time: a literal would be refused by `invalid_from_utf8`.
+        let bytes = [&b"first\nsecond \xc5\xbe"[..], &[0xff], b" tail"].concat();
+        let e = std::str::from_utf8(&bytes).unwrap_err();
+        let (line, column, message) = invalid_utf8(&bytes, &e);
+        assert_eq!((line, column), (2, 9), "`second ž` is 8 characters");
+        assert_eq!(message, "invalid UTF-8 at line 2, column 9 (byte 15)");
+        let lone = vec![0xff];
+        let e = std::str::from_utf8(&lone).unwrap_err();
+        assert_eq!(invalid_utf8(&lone, &e).0, 1);
+    }
 
     fn at(line: u32, column: u32) -> LineCol {
         LineCol { line, column }

@@ -68,12 +68,15 @@ impl std::fmt::Display for SoilError {
 }
 
 fn forms_of(file: String, bytes: &[u8]) -> Result<Vec<HashForm>, SoilError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| SoilError {
-        file: file.clone(),
-        line: 0,
-        column: 0,
-        code: "soil-not-utf8".into(),
-        message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column, message) = crate::text::invalid_utf8(bytes, &e);
+        SoilError {
+            file: file.clone(),
+            line: line as u32,
+            column: column as u32,
+            code: "soil-not-utf8".into(),
+            message,
+        }
     })?;
     super::lang::hash_forms(text, &file).map_err(|e| SoilError {
         file,

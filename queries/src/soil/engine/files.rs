@@ -34,11 +34,14 @@ pub fn tr_summary_from_bytes(
             &tr::parse(&file_name(def.path(db)), text),
             text,
         )),
-        Err(e) => Err(InputError {
-            message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
-            line: None,
-            column: None,
-        }),
+        Err(e) => {
+            let (line, column, message) = crate::text::invalid_utf8(bytes, &e);
+            Err(InputError {
+                message,
+                line: Some(line),
+                column: Some(column),
+            })
+        }
     })
 }
 
@@ -77,12 +80,15 @@ pub fn sidecar_from_bytes(
     let bytes = def.sidecar(db).as_ref()?;
     Some(match std::str::from_utf8(bytes) {
         Ok(text) => crate::soil::sidecar::parse(text),
-        Err(e) => Err(SidecarError {
-            path: String::new(),
-            line: None,
-            column: None,
-            message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
-        }),
+        Err(e) => {
+            let (line, column, message) = crate::text::invalid_utf8(bytes, &e);
+            Err(SidecarError {
+                path: String::new(),
+                line: Some(line),
+                column: Some(column),
+                message,
+            })
+        }
     })
 }
 
