@@ -108,6 +108,34 @@ fn a_reference_file_edit_flags_its_oracle_user() {
     assert_eq!(changes[0].after.flags, vec![Flag::StaleOracle]);
 }
 
+/// The watch loop asks the session which events count (issue 28, item 4): the root's
+/// specs, sidecars and `.soil` files where the walk finds them, and the oracles' files;
+/// nothing else, so a busy log costs nothing.
+#[test]
+fn the_session_wants_the_files_it_reads_and_nothing_else() {
+    use lockgraph::watch::Session as _;
+    let tree = Tree::copy_of("soil");
+    let (s, _log) = session(&tree);
+    for wanted in [
+        "csvstats/sum.tr",
+        "csvstats/sum.lock",
+        "csvstats/sum.soil",
+        "new/thing.tr",
+        "ref/stats.py",
+    ] {
+        assert!(s.wants(&tree.path(wanted)), "{wanted}");
+    }
+    for unwanted in [
+        "out.log",
+        "soil.lock",
+        ".hidden/x.tr",
+        "ref/other.py",
+        "README.md",
+    ] {
+        assert!(!s.wants(&tree.path(unwanted)), "{unwanted}");
+    }
+}
+
 #[test]
 fn a_soil_edit_is_seen_and_a_private_helper_edit_reaches_its_owner() {
     let tree = Tree::copy_of("soil");
