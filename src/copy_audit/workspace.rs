@@ -63,10 +63,6 @@ impl Workspace {
         self.config.cache_path.clone()
     }
 
-    /// Reads the lockfile; a missing one is an empty lockfile for our prompt version. The
-    /// one way any command reads it: in the canonical layout, the fast path
-    /// ([`read_canonical`]); anything else, and the exact error of a bad lockfile, from the
-    /// strict reader (`lockfile::parse`). Both check every invariant.
     /// Prints the config's warnings (unknown keys, missing Layer 2 files, paths that
     /// leave the root), one line each, on stderr.
     pub fn warn_about_config(&self) {
@@ -75,6 +71,10 @@ impl Workspace {
         }
     }
 
+    /// Reads the lockfile; a missing one is an empty lockfile for our prompt version. The
+    /// one way any command reads it: in the canonical layout, the fast path
+    /// ([`read_canonical`]); anything else, and the exact error of a bad lockfile, from the
+    /// strict reader (`lockfile::parse`). Both check every invariant.
     pub fn read_lockfile(&self) -> Result<Lockfile, Failure> {
         let _read = crate::timings::phase("  lockfile text");
         match read_canonical(&self.lock_path) {

@@ -76,15 +76,11 @@ impl Session {
             let Some(rel) = relative(&self.root.dir, abs) else {
                 continue;
             };
-            let (stem, ext) = match rel.rsplit_once('.') {
-                Some((stem, ext @ ("tr" | "lock" | "soil"))) if rel != super::root::MANIFEST => {
-                    (stem.to_string(), ext)
-                }
-                _ => {
-                    other = true;
-                    continue;
-                }
+            let Some((stem, ext)) = definition_file(&rel) else {
+                other = true;
+                continue;
             };
+            let stem = stem.to_string();
             if ext == "soil" && stem.rsplit('/').next() == Some(super::walk::PRIVATE) {
                 let module = stem.rsplit_once('/').map_or("", |(m, _)| m);
                 self.root.reload_private(module)?;
@@ -169,6 +165,17 @@ impl Session {
     }
 }
 
+/// A spec, sidecar or `.soil` path split into its stem and extension (the manifest is
+/// none of them).
+fn definition_file(rel: &str) -> Option<(&str, &str)> {
+    match rel.rsplit_once('.') {
+        Some((stem, ext @ ("tr" | "lock" | "soil"))) if rel != super::root::MANIFEST => {
+            Some((stem, ext))
+        }
+        _ => None,
+    }
+}
+
 fn describe(s: &Shown) -> String {
     let flags: Vec<&str> = s.flags.iter().map(|f| f.as_str()).collect();
     format!(
@@ -209,11 +216,8 @@ impl crate::watch::Session for Session {
             return true;
         }
         relative(&self.root.dir, path).is_some_and(|rel| {
-            rel != super::root::MANIFEST
-                && rel.rsplit_once('.').is_some_and(|(stem, ext)| {
-                    matches!(ext, "tr" | "lock" | "soil")
-                        && !stem.split('/').any(|part| part.starts_with('.'))
-                })
+            definition_file(&rel)
+                .is_some_and(|(stem, _)| !stem.split('/').any(|part| part.starts_with('.')))
         })
     }
 

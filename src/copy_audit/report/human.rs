@@ -62,11 +62,10 @@ fn render_finding(
         Severity::Info => Level::INFO,
     };
     let line = index.line_range(text, f.line).unwrap_or(0..0);
-    let at = f.offset.clamp(line.start, line.end);
-    let shown = window(text, line.clone(), at);
+    let offset = f.offset.clamp(line.start, line.end);
+    let shown = window(text, line.clone(), offset);
     let source = &text[shown.clone()];
-    let at_in_line = at;
-    let at = at - shown.start;
+    let at = offset - shown.start;
     let width = source[at..].chars().next().map_or(0, char::len_utf8);
     let mut group = level.primary_title(&*f.message).id(&*f.rule_id).element(
         Snippet::source(source)
@@ -85,7 +84,7 @@ fn render_finding(
     // The header's column is the renderer's own count of characters before the finding,
     // which it took from the window's start: put the line's back. The header comes
     // before the source line, so its text is the first occurrence.
-    let column = |from: usize| text[from..at_in_line].chars().count() + 1;
+    let column = |from: usize| text[from..offset].chars().count() + 1;
     rendered.replacen(
         &format!("{path}:{}:{}", f.line, column(shown.start)),
         &format!("{path}:{}:{}", f.line, column(line.start)),
