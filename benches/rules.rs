@@ -11,7 +11,7 @@ mod corpus;
 use corpus::{CS, Rng};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use lockgraph_queries::copy::extract::{Format, extract};
-use lockgraph_queries::copy::rules::{Hit, Rule, RuleSet, Scans};
+use lockgraph_queries::copy::rules::{Hit, Hits, Rule, RuleSet, Scans};
 use lockgraph_queries::copy::view::View;
 use std::hint::black_box;
 use std::sync::Arc;
@@ -52,8 +52,12 @@ fn corpora() -> Vec<Corpus> {
 /// Every rule on every view, in the `hits` query's order, sharing the view's scans and
 /// skipping the rules whose triggers it lacks, as the query does; returns the number of
 /// hits.
-fn run(rules: &[Arc<dyn Rule>], views: &[View], buf: &mut Vec<Hit>) -> usize {
+fn run(rules: &[Arc<dyn Rule>], views: &[View]) -> usize {
     let mut hits = 0;
+    let mut count = |found: &mut Vec<Hit>| {
+        hits += found.len();
+        found.clear();
+    };
     for view in views {
         let scans = Scans::new(view);
         let present = scans.triggers();
@@ -61,9 +65,9 @@ fn run(rules: &[Arc<dyn Rule>], views: &[View], buf: &mut Vec<Hit>) -> usize {
             if !rule.triggers().intersects(present) {
                 continue;
             }
-            rule.check_in(&scans, buf);
-            hits += buf.len();
-            buf.clear();
+            let mut out = Hits::draining_into(&mut count);
+            rule.check_in(&scans, &mut out);
+            out.flush();
         }
     }
     hits
@@ -88,11 +92,10 @@ fn bench_profiles(c: &mut Criterion) {
         ("en", profile(&builtin, "en")),
     ];
     let mut group = c.benchmark_group("rules");
-    let mut buf = Vec::new();
     for corpus in corpora() {
         group.throughput(Throughput::Bytes(corpus.view_bytes()));
         for (name, set) in &profiles {
-            let hits = run(set.rules(), &corpus.views, &mut buf);
+            let hits = run(set.rules(), &corpus.views);
             eprintln!(
                 "rules/{}/{name}: {} rules, {} views, {} view bytes, {hits} hits",
                 corpus.name,
@@ -101,7 +104,7 @@ fn bench_profiles(c: &mut Criterion) {
                 corpus.view_bytes()
             );
             group.bench_function(BenchmarkId::new(corpus.name, name), |b| {
-                b.iter(|| run(set.rules(), black_box(&corpus.views), &mut buf))
+                b.iter(|| run(set.rules(), black_box(&corpus.views)))
             });
         }
     }
@@ -118,11 +121,10 @@ fn bench_each_rule(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1));
     group.throughput(Throughput::Bytes(corpus.view_bytes()));
-    let mut buf = Vec::new();
     for rule in builtin.rules() {
         let one = std::slice::from_ref(rule);
         group.bench_function(rule.meta().id.as_str(), |b| {
-            b.iter(|| run(one, black_box(&corpus.views), &mut buf))
+            b.iter(|| run(one, black_box(&corpus.views)))
         });
     }
     group.finish();

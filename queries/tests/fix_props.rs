@@ -38,12 +38,8 @@ fn fixed_point(lang: &str, format: Format, source: &str) -> (String, usize) {
     let mut current = source.to_string();
     for pass in 0..8 {
         let report = engine::report(db, file);
-        let fixes: Vec<_> = report
-            .findings
-            .iter()
-            .filter_map(|f| f.fix.as_ref())
-            .collect();
-        let next = apply(&current, fixes).text;
+        let fixes: Vec<_> = report.findings.iter().filter_map(|f| f.fix).collect();
+        let next = apply(&current, fixes.iter().collect()).text;
         if next == current {
             return (current, pass);
         }

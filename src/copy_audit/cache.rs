@@ -23,7 +23,7 @@
 
 use crate::fsutil::CACHE_DIR;
 use crate::statcache::{self, ExactMap, HashBytes, Loaded, SortedEntries};
-use lockgraph_queries::copy::engine::{FileError, Finding};
+use lockgraph_queries::copy::engine::{FileError, Findings};
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -192,14 +192,14 @@ struct LockSummaryOut<'a> {
 /// which the lockfile decides afresh each run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CachedReport {
-    pub findings: Vec<Finding>,
+    pub findings: Findings,
     pub error: Option<FileError>,
 }
 
 /// A [`CachedReport`] as written, borrowed from wherever the run holds it (the same bytes).
 #[derive(Clone, Copy, Serialize)]
 pub struct ReportRef<'a> {
-    pub findings: &'a [Finding],
+    pub findings: &'a Findings,
     pub error: &'a Option<FileError>,
 }
 

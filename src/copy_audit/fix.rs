@@ -62,11 +62,7 @@ pub fn run(
             // A fix that moved coordinates left the entry stale: its spans no longer say
             // which text is English, so later passes leave the file alone.
             let eligible = report.state.has_usable_spans() || fix_unsegmented;
-            let fixes: Vec<&SourceFix> = report
-                .findings
-                .iter()
-                .filter_map(|f| f.fix.as_ref())
-                .collect();
+            let fixes: Vec<SourceFix> = report.findings.iter().filter_map(|f| f.fix).collect();
             let Some(hash) = audited.hash.filter(|_| eligible && !fixes.is_empty()) else {
                 continue;
             };
@@ -91,7 +87,7 @@ pub fn run(
             let Ok(text) = source.text() else {
                 continue;
             };
-            let applied = apply(text, fixes);
+            let applied = apply(text, fixes.iter().collect());
             let (fixed, keeps_coordinates) = (applied.text, applied.keeps_coordinates);
             if fixed == text {
                 continue;
@@ -101,11 +97,11 @@ pub fn run(
                 .entry(path.clone())
                 .or_insert_with(|| [hash].into());
             if !seen.insert(after) {
-                let mut rules: Vec<&str> = report
+                let mut rules: Vec<_> = report
                     .findings
                     .iter()
                     .filter(|f| f.fix.is_some())
-                    .map(|f| &*f.rule_id)
+                    .map(|f| f.rule_id)
                     .collect();
                 rules.sort_unstable();
                 rules.dedup();

@@ -34,7 +34,7 @@ fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Ru
     let results: Vec<Value> = audit
         .files()
         .flat_map(|a| a.report.findings.iter().map(move |f| (a.path.as_str(), f)))
-        .map(|(path, f)| result(path, f, index(&f.rule_id)))
+        .map(|(path, f)| result(path, &f, index(&f.rule_id)))
         .collect();
     let notifications: Vec<Value> = summary
         .problems

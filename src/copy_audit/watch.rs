@@ -122,18 +122,21 @@ impl Session {
         for (path, report) in fresh {
             let old = self.reports.insert(path.clone(), report);
             let new = &self.reports[&path];
-            let before = old.as_ref().map_or(&[][..], |r| &r.findings[..]);
+            let before = old
+                .as_ref()
+                .map(|r| r.findings.to_vec())
+                .unwrap_or_default();
+            let after = new.findings.to_vec();
             // Byte offsets shift under every edit; what a reader sees is the position.
             let seen = |f: &Finding, among: &[Finding]| among.iter().any(|g| same_place(f, g));
-            let added: Vec<Finding> = new
-                .findings
+            let added: Vec<Finding> = after
                 .iter()
-                .filter(|f| !seen(f, before))
+                .filter(|f| !seen(f, &before))
                 .cloned()
                 .collect();
             let removed: Vec<Finding> = before
                 .iter()
-                .filter(|f| !seen(f, &new.findings))
+                .filter(|f| !seen(f, &after))
                 .cloned()
                 .collect();
             if !added.is_empty() || !removed.is_empty() {
@@ -191,7 +194,7 @@ impl Session {
                     deltas.push(Delta {
                         path: rel,
                         added: Vec::new(),
-                        removed: old.map(|r| r.findings).unwrap_or_default(),
+                        removed: old.map(|r| r.findings.to_vec()).unwrap_or_default(),
                         created: Some(false),
                     });
                 }

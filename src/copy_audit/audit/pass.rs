@@ -12,7 +12,7 @@ use super::scan::{Scanned, scan_one, unreadable};
 use super::setup::engine_setup;
 use crate::config::PathMatcher;
 use crate::progress::Progress;
-use lockgraph_queries::copy::engine::{self, EntryState, FileReport, Setup, Source};
+use lockgraph_queries::copy::engine::{self, EntryState, FileReport, Findings, Setup, Source};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::source::FileError;
 use lockgraph_queries::hash::ContentHash;
@@ -232,7 +232,7 @@ impl<'a, 'w> Pass<'a, 'w> {
             Taken::ByIdenticalFile => (
                 FileReport {
                     state,
-                    findings: Vec::new(),
+                    findings: Findings::default(),
                     error: None,
                 },
                 Origin::IdenticalFile,
@@ -287,7 +287,7 @@ impl<'a, 'w> Pass<'a, 'w> {
                 Some(_) => EntryState::Stale,
                 None => EntryState::Missing,
             },
-            findings: Vec::new(),
+            findings: Findings::default(),
             error: Some(FileError {
                 line_col: None,
                 message: unreadable(e),

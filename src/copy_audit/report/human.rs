@@ -41,9 +41,13 @@ pub(super) fn print_human(ws: &Workspace, summary: &AuditReport, audit: &Audit) 
         // Only files with findings are read again, and only for human output.
         let text = ws.read_text(path).unwrap_or_default();
         let index = LineIndex::new(&text);
-        for f in &report.findings {
-            writeln!(out, "{}", render_finding(&renderer, path, &text, &index, f))
-                .unwrap_or_else(|e| crate::output::failed(&e));
+        for f in report.findings.iter() {
+            writeln!(
+                out,
+                "{}",
+                render_finding(&renderer, path, &text, &index, &f)
+            )
+            .unwrap_or_else(|e| crate::output::failed(&e));
         }
     }
     writeln!(out, "{}", summary_text(summary)).unwrap_or_else(|e| crate::output::failed(&e));

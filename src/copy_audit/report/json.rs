@@ -2,7 +2,7 @@
 //! (what went wrong, the review gate), counted from an audit.
 
 use super::super::audit::Audit;
-use lockgraph_queries::copy::engine::{EntryState, Finding};
+use lockgraph_queries::copy::engine::{EntryState, FindingRef};
 use lockgraph_queries::copy::rules::Severity;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -63,7 +63,7 @@ impl<'a> Findings<'a> {
     pub fn iter(&self) -> impl Iterator<Item = JsonFinding<'a>> + 'a {
         let root = self.root;
         self.audit.files().flat_map(move |audited| {
-            audited.report.findings.iter().map(move |f| {
+            audited.report.findings.iter_ref().map(move |f| {
                 JsonFinding::new(root, &audited.path, segmentation(audited.report.state), f)
             })
         })
@@ -116,21 +116,21 @@ impl<'a> JsonFinding<'a> {
         root: &'a str,
         path: &'a str,
         segmentation: &'static str,
-        f: &'a Finding,
+        f: FindingRef<'a>,
     ) -> Self {
         JsonFinding {
-            rule_id: &f.rule_id,
+            rule_id: f.rule_id,
             severity: f.severity.as_str(),
             file_path: AbsolutePath { root, path },
             line: f.line,
             column: f.column,
-            snippet: &f.snippet,
-            message: &f.message,
-            fix: f.fix.as_ref().map(|fix| JsonFix {
+            snippet: f.snippet,
+            message: f.message,
+            fix: f.fix.map(|fix| JsonFix {
                 line: fix.start.line,
                 column: fix.start.column,
                 length: fix.length,
-                replacement: &fix.replacement,
+                replacement: fix.replacement,
             }),
             relative_path: path,
             end_line: f.end.line,
@@ -241,9 +241,9 @@ impl<'a> AuditReport<'a> {
             .par_iter()
             .map(|chunk| {
                 let mut c = Counts::default();
-                for f in chunk.iter().flat_map(|a| &a.report.findings) {
-                    c.severity[f.severity as usize] += 1;
-                    *c.by_rule.entry(&*f.rule_id).or_default() += 1;
+                for (rule_id, severity) in chunk.iter().flat_map(|a| a.report.findings.rules()) {
+                    c.severity[severity as usize] += 1;
+                    *c.by_rule.entry(rule_id).or_default() += 1;
                 }
                 c
             })

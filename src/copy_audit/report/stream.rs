@@ -3,7 +3,7 @@
 
 use super::super::audit::Audit;
 use super::json::{AuditReport, JsonFinding, segmentation};
-use lockgraph_queries::copy::engine::Finding;
+use lockgraph_queries::copy::engine::FindingRef;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::io::Write;
@@ -41,8 +41,8 @@ fn write_audit_json(
     out.write_all(head.strip_suffix(b"\n}").expect("a pretty object"))?;
     out.write_all(b",\n  \"findings\": [")?;
     let mut first = true;
-    let mut window: Vec<(&str, &'static str, &Finding)> = Vec::with_capacity(window_len);
-    let mut flush = |window: &mut Vec<(&str, &'static str, &Finding)>| -> std::io::Result<()> {
+    let mut window: Vec<(&str, &'static str, FindingRef)> = Vec::with_capacity(window_len);
+    let mut flush = |window: &mut Vec<(&str, &'static str, FindingRef)>| -> std::io::Result<()> {
         let rendered: Vec<Vec<u8>> = window
             .par_chunks(512)
             .map(|part| {
@@ -50,7 +50,7 @@ fn write_audit_json(
                 for (path, segmentation, f) in part {
                     buf.extend_from_slice(b",\n    ");
                     let mut ser = serde_json::Serializer::with_formatter(&mut buf, Indented::at(2));
-                    JsonFinding::new(summary.findings.root, path, segmentation, f)
+                    JsonFinding::new(summary.findings.root, path, segmentation, *f)
                         .serialize(&mut ser)
                         .expect("findings serialise");
                 }
@@ -67,7 +67,7 @@ fn write_audit_json(
     };
     for a in audit.files() {
         let segmentation = segmentation(a.report.state);
-        for f in &a.report.findings {
+        for f in a.report.findings.iter_ref() {
             window.push((&a.path, segmentation, f));
             if window.len() == window_len {
                 flush(&mut window)?;
@@ -182,7 +182,7 @@ mod tests {
     use super::super::json::ReviewStatus;
     use super::*;
     use crate::copy_audit::audit::Audited;
-    use lockgraph_queries::copy::engine::{EntryState, FileError, FileReport, SourceFix};
+    use lockgraph_queries::copy::engine::{EntryState, FileError, FileReport, Finding, SourceFix};
     use lockgraph_queries::copy::rules::Severity;
     use lockgraph_queries::hash::ContentHash;
     use lockgraph_queries::text::LineCol;
@@ -213,7 +213,7 @@ mod tests {
             hash: Some(ContentHash::of(path.as_bytes())),
             report: FileReport {
                 state: EntryState::Fresh,
-                findings,
+                findings: findings.into_iter().collect(),
                 error: error.then(|| FileError {
                     line_col: Some(LineCol { line: 2, column: 1 }),
                     message: "invalid JSON".into(),

@@ -6,7 +6,7 @@ use super::file_report::Interner;
 use super::{EntryState, FileError, FileInputs, Text};
 use crate::copy::extract;
 use crate::copy::lockfile::{Entry, Kind, SpanIndex};
-use crate::copy::rules::{Hit, Scans, Triggers};
+use crate::copy::rules::{Hit, Hits, Scans, Triggers};
 use crate::copy::view::View;
 use crate::hash::ContentHash;
 use rayon::prelude::*;
@@ -153,10 +153,12 @@ pub(super) fn languages_of(i: &impl FileInputs) -> BTreeSet<String> {
     out
 }
 
-/// [`hits`](super::hits)'s value in consecutive parts, computed without keeping it.
-pub(super) fn find_hits(i: &impl FileInputs) -> Vec<Vec<RawHit>> {
+/// [`hits`](super::hits)'s value in consecutive parts, each handed to `each` as it is
+/// found and not kept: at most [`HITS_PER_PART`] hits of one worker are held at once, and
+/// a rule's hits are taken from it as it finds them (see [`Hits`]).
+pub(super) fn find_hits(i: &impl FileInputs, mut each: impl FnMut(Vec<RawHit>)) {
     let Ok(views) = i.views() else {
-        return Vec::new();
+        return;
     };
     let rules = &i.setup().rules;
     let languages = i.languages();
@@ -176,9 +178,8 @@ pub(super) fn find_hits(i: &impl FileInputs) -> Vec<Vec<RawHit>> {
         })
         .map(|(i, r)| (i, r, r.triggers()))
         .collect();
-    let check = |first: usize, views: &[View]| {
-        let mut parts: Vec<Vec<RawHit>> = vec![Vec::new()];
-        let mut buf = Vec::new();
+    let check = |first: usize, views: &[View], each: &mut dyn FnMut(Vec<RawHit>)| {
+        let mut part = Vec::new();
         let mut texts = Interner::default();
         for (vi, view) in (first..).zip(views) {
             let scans = Scans::new(view);
@@ -187,31 +188,44 @@ pub(super) fn find_hits(i: &impl FileInputs) -> Vec<Vec<RawHit>> {
                 if !triggers.intersects(present) {
                     continue;
                 }
-                rule.check_in(&scans, &mut buf);
-                for hit in buf.drain(..) {
-                    let part = parts.last_mut().expect("never empty");
-                    part.push(RawHit::new(ri, vi, hit, &mut texts));
-                    if part.len() == HITS_PER_PART {
-                        parts.push(Vec::new());
+                let mut drain = |found: &mut Vec<Hit>| {
+                    for hit in found.drain(..) {
+                        part.push(RawHit::new(ri, vi, hit, &mut texts));
+                        if part.len() == HITS_PER_PART {
+                            each(std::mem::take(&mut part));
+                        }
                     }
-                }
-                // A rule that hit a dense view a million times leaves its buffer that
-                // large: let it go rather than hold it beside every hit.
-                buf.shrink_to(HITS_PER_PART);
+                };
+                let mut out = Hits::draining_into(&mut drain);
+                rule.check_in(&scans, &mut out);
+                out.flush();
             }
         }
-        parts
+        if !part.is_empty() {
+            each(part);
+        }
     };
     // A file of many views (a large JSON file has one per string) is checked on every
-    // core, in order; most files are one worker's and stay on it.
+    // core, in order, a batch of views at a time; most files are one worker's and stay on
+    // it.
     if views.len() < PARALLEL_VIEWS {
-        return check(0, views);
+        return check(0, views, &mut each);
     }
-    views
-        .par_chunks(PARALLEL_VIEWS / 4)
-        .enumerate()
-        .flat_map_iter(|(i, chunk)| check(i * (PARALLEL_VIEWS / 4), chunk))
-        .collect()
+    const CHUNK: usize = PARALLEL_VIEWS / 4;
+    for (b, batch) in views.chunks(PARALLEL_VIEWS * 16).enumerate() {
+        let parts: Vec<Vec<Vec<RawHit>>> = batch
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut parts = Vec::new();
+                check(b * PARALLEL_VIEWS * 16 + c * CHUNK, chunk, &mut |p| {
+                    parts.push(p)
+                });
+                parts
+            })
+            .collect();
+        parts.into_iter().flatten().for_each(&mut each);
+    }
 }
 
 /// The views from which a file's rules run on every core.

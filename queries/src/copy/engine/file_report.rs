@@ -2,7 +2,7 @@
 //! through the span filter. The last step, the same for the queries and the one-shot
 //! run.
 
-use super::{FileError, FileInputs, Placed, RuleTable};
+use super::{FileError, FileInputs, Findings, Placed, RuleTable};
 use crate::copy::lockfile::{Kind, SpanIndex};
 use crate::copy::rules::Severity;
 use crate::text::LineCol;
@@ -30,7 +30,7 @@ impl EntryState {
 
 /// Text a file's findings share: a dense file repeats a few rule ids, messages, snippets
 /// and replacements millions of times, and each finding holds a pointer to one copy
-/// (see [`Interner`]). A finding is then about 140 bytes, whatever its text.
+/// (see [`Interner`]); a report holds an index instead (see [`Findings`]).
 pub type Text = std::sync::Arc<str>;
 
 /// One copy of each distinct [`Text`] among the findings being placed.
@@ -84,7 +84,7 @@ pub struct SourceFix {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FileReport {
     pub state: EntryState,
-    pub findings: Vec<Finding>,
+    pub findings: Findings,
     pub error: Option<FileError>,
 }
 
@@ -93,12 +93,12 @@ pub struct FileReport {
 /// dropped.
 pub(super) fn assemble(
     i: &impl FileInputs,
-    findings: impl FnOnce(&dyn Fn(&Placed) -> bool) -> Vec<Finding>,
+    findings: impl FnOnce(&dyn Fn(&Placed) -> bool) -> Findings,
 ) -> FileReport {
     let state = i.entry_state();
     let failed = |e: &FileError| FileReport {
         state,
-        findings: Vec::new(),
+        findings: Findings::default(),
         error: Some(e.clone()),
     };
     if let Err(e) = i.views() {
@@ -119,46 +119,11 @@ pub(super) fn assemble(
         let meta = table.set.rules()[p.rule].meta();
         filter.admits(&meta.id, &meta.languages, p.matched_at)
     });
-    sort_findings(&mut findings);
-    findings.dedup();
+    findings.sort_and_dedup();
     FileReport {
         state,
         findings,
         error: None,
-    }
-}
-
-/// Sorts findings by offset and rule id, ties kept in their order, as a stable sort does
-/// — but without its scratch copy of half the findings, which on a dense file was the
-/// largest allocation after the findings themselves. An index per finding is sorted
-/// instead, and the findings are moved into place along the permutation's cycles.
-fn sort_findings(findings: &mut [Finding]) {
-    fn key(f: &Finding) -> (usize, &str) {
-        (f.offset, &f.rule_id)
-    }
-    if findings.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
-        return;
-    }
-    let n = u32::try_from(findings.len()).expect("fewer than 2^32 findings in one file");
-    let mut order: Vec<u32> = (0..n).collect();
-    order.sort_unstable_by(|&a, &b| {
-        key(&findings[a as usize])
-            .cmp(&key(&findings[b as usize]))
-            .then(a.cmp(&b))
-    });
-    // `order[j]` is the finding that belongs at `j`; `DONE` marks a placed position.
-    const DONE: u32 = u32::MAX;
-    for start in 0..order.len() {
-        let mut j = start;
-        while order[j] != DONE {
-            let k = order[j] as usize;
-            order[j] = DONE;
-            if k == start {
-                break;
-            }
-            findings.swap(j, k);
-            j = k;
-        }
     }
 }
 
@@ -198,45 +163,5 @@ impl Filter<'_> {
             language
         };
         languages.iter().any(|l| l == language)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn finding(offset: usize, rule: &str, tag: u32) -> Finding {
-        let at = LineCol { line: 1, column: 1 };
-        Finding {
-            rule_id: rule.into(),
-            severity: Severity::Warning,
-            line: 1,
-            column: tag,
-            end: at,
-            offset,
-            snippet: "".into(),
-            message: "".into(),
-            fix: None,
-        }
-    }
-
-    proptest! {
-        /// The same order as the stable sort it replaces, ties included.
-        #[test]
-        fn findings_sort_as_a_stable_sort_does(
-            keys in prop::collection::vec((0usize..20, 0usize..3), 0..300)
-        ) {
-            let rules = ["a", "b", "c"];
-            let mut ours: Vec<Finding> = keys
-                .iter()
-                .enumerate()
-                .map(|(i, &(o, r))| finding(o, rules[r], i as u32))
-                .collect();
-            let mut stable = ours.clone();
-            stable.sort_by(|a, b| (a.offset, &a.rule_id).cmp(&(b.offset, &b.rule_id)));
-            sort_findings(&mut ours);
-            prop_assert_eq!(ours, stable);
-        }
     }
 }

@@ -20,6 +20,7 @@
 
 mod compute;
 mod file_report;
+mod findings;
 mod inputs;
 mod one_shot;
 mod place;
@@ -28,6 +29,7 @@ mod queries;
 pub use crate::copy::source::{FileError, Source};
 pub use compute::{RawHit, state_from, state_of};
 pub use file_report::{EntryState, FileReport, Finding, SourceFix, Text};
+pub use findings::{FindingRef, Findings, FindingsBuilder, FixRef};
 pub use inputs::{RuleTable, Settings, Setup, SourceFile};
 pub use one_shot::{report_once, report_once_every_rule};
 pub use place::{Placed, SNIPPET_MAX};

@@ -3,13 +3,12 @@
 
 use super::compute::{find_hits, languages_of, span_index_of, state_of, views_of};
 use super::file_report::assemble;
-use super::place::place;
-use super::{EntryState, FileError, FileInputs, FileReport, Setup, Source};
+use super::place::Placer;
+use super::{EntryState, FileError, FileInputs, FileReport, FindingsBuilder, Setup, Source};
 use crate::copy::extract::Format;
 use crate::copy::lockfile::{Entry, SpanIndex};
 use crate::copy::view::View;
 use crate::text::LineIndex;
-use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
@@ -121,11 +120,23 @@ fn report_with(
         languages,
     };
     assemble(&once, |admits| {
-        let parts = find_hits(&once);
-        let count = parts.iter().map(Vec::len).sum();
-        // Each part of the hits is freed once it is placed, and only admitted findings are
-        // kept: one copy of a finding at a time (a dense 20 MB line once held four).
-        let hits = parts.into_iter().flatten().map(Cow::Owned);
-        place(&once, hits, count, |p| admits(&p).then_some(p.finding))
+        // Each part of the hits is placed as soon as it is found and then freed, and only
+        // admitted findings are kept, packed: one copy of a finding at a time (a dense
+        // 20 MB line once held four), and a hit never beside all the others.
+        let mut placer = None;
+        let mut findings = FindingsBuilder::default();
+        find_hits(&once, |part| {
+            let Some(placer) = placer.get_or_insert_with(|| Placer::new(&once)) else {
+                return;
+            };
+            for raw in &part {
+                if let Some(p) = placer.place(raw)
+                    && admits(&p)
+                {
+                    findings.push(&p.finding);
+                }
+            }
+        });
+        findings.finish()
     })
 }

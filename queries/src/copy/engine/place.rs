@@ -4,8 +4,7 @@
 
 use super::file_report::Interner;
 use super::{FileInputs, Finding, RawHit, SourceFix, Text};
-use crate::text::LineIndex;
-use std::borrow::Cow;
+use crate::text::{ColumnCursor, LineIndex};
 
 /// A hit placed in the source: everything about a finding that depends on the file's
 /// bytes, computed before span filtering so that a lockfile edit never re-places hits and
@@ -19,87 +18,98 @@ pub struct Placed {
     pub finding: Finding,
 }
 
-/// [`placed`](super::placed)'s value from the `count` `hits`, computed without keeping it:
-/// each placed hit goes through `keep`, and what it returns is kept. The one-shot run
-/// keeps only the admitted findings, so no placed hit is ever held beside them.
-pub(super) fn place<'h, T>(
-    i: &impl FileInputs,
-    hits: impl Iterator<Item = Cow<'h, RawHit>>,
-    count: usize,
-    mut keep: impl FnMut(Placed) -> Option<T>,
-) -> Vec<T> {
-    // Most files have no hits: their lines need not be counted nor searched for the
-    // ignore marker.
-    if count == 0 {
-        return Vec::new();
-    }
-    let Ok(views) = i.views() else {
-        return Vec::new();
-    };
-    let text = i
-        .source()
-        .text()
-        .expect("views succeeded, so the file is text");
-    let index = i.line_index();
-    let table = &i.setup().rules;
-    let ignored = IgnoredLines::new(text, index, &i.setup().ignore_marker);
+/// Places hits, one at a time, in one file: [`placed`](super::placed)'s value is each
+/// hit placed, and the one-shot run places each part of the hits as it is found, keeping
+/// only the admitted findings.
+pub(super) struct Placer<'i> {
+    format: crate::copy::extract::Format,
+    views: &'i [crate::copy::view::View],
+    text: &'i str,
+    table: &'i super::RuleTable,
+    ignored: IgnoredLines,
     // One cursor per kind of position: each rule's hits come in order, so thousands of
     // findings on one long line count its columns once, not once each.
-    let (mut at_cursor, mut end_cursor) = (index.cursor(), index.cursor());
-    let (mut fix_start, mut fix_end) = (index.cursor(), index.cursor());
-    let mut texts = Interner::default();
-    let rule_ids: Vec<Text> = table
-        .set
-        .rules()
-        .iter()
-        .map(|r| r.meta().id.as_str().into())
-        .collect();
-    // Sized once: a file with 200k findings spent a fifth of its audit growing this. What
-    // `keep` drops leaves pages never touched, so never resident.
-    let mut out = Vec::with_capacity(count);
-    for raw in hits {
-        let view = &views[raw.view];
-        let meta = table.set.rules()[raw.rule].meta();
+    at_cursor: ColumnCursor<'i>,
+    end_cursor: ColumnCursor<'i>,
+    fix_start: ColumnCursor<'i>,
+    fix_end: ColumnCursor<'i>,
+    texts: Interner,
+    rule_ids: Vec<Text>,
+}
+
+impl<'i> Placer<'i> {
+    /// `None` for a file whose views failed: it has no hits.
+    pub(super) fn new(i: &'i impl FileInputs) -> Option<Self> {
+        let views = i.views().as_ref().ok()?;
+        let text = i
+            .source()
+            .text()
+            .expect("views succeeded, so the file is text");
+        let index = i.line_index();
+        let table = &i.setup().rules;
+        Some(Placer {
+            format: i.format(),
+            views,
+            text,
+            table,
+            ignored: IgnoredLines::new(text, index, &i.setup().ignore_marker),
+            at_cursor: index.cursor(),
+            end_cursor: index.cursor(),
+            fix_start: index.cursor(),
+            fix_end: index.cursor(),
+            texts: Interner::default(),
+            rule_ids: table
+                .set
+                .rules()
+                .iter()
+                .map(|r| r.meta().id.as_str().into())
+                .collect(),
+        })
+    }
+
+    /// The hit placed, or `None` where the ignore marker silences it.
+    pub(super) fn place(&mut self, raw: &RawHit) -> Option<Placed> {
+        let text = self.text;
+        let view = &self.views[raw.view];
+        let meta = self.table.set.rules()[raw.rule].meta();
         let matched_at = view.source_offset(raw.range.start);
         let offset = raw.anchor.unwrap_or(matched_at);
-        let at = at_cursor.line_col(text, offset);
-        if ignored.covers(at.line) {
-            continue;
+        let at = self.at_cursor.line_col(text, offset);
+        if self.ignored.covers(at.line) {
+            return None;
         }
         let matched_end = view.source_range(raw.range.clone()).end.max(offset);
-        let snippet = snippet(&view.text[raw.range.clone()], &mut texts);
+        let snippet = snippet(&view.text[raw.range.clone()], &mut self.texts);
         let fix = raw
             .fix
             .as_ref()
-            .filter(|(_, replacement)| crate::copy::fix::fits(i.format(), replacement))
+            .filter(|(_, replacement)| crate::copy::fix::fits(self.format, replacement))
             .map(|(range, replacement)| {
                 let range = view.source_range(range.clone());
                 SourceFix {
-                    start: fix_start.line_col(text, range.start),
-                    end: fix_end.line_col(text, range.end),
+                    start: self.fix_start.line_col(text, range.start),
+                    end: self.fix_end.line_col(text, range.end),
                     length: crate::text::count_units(&text.as_bytes()[range.clone()]) as u32,
                     range,
                     replacement: replacement.clone(),
                 }
             });
-        let placed = Placed {
+        Some(Placed {
             rule: raw.rule,
             matched_at,
             finding: Finding {
-                rule_id: rule_ids[raw.rule].clone(),
+                rule_id: self.rule_ids[raw.rule].clone(),
                 severity: meta.severity,
                 line: at.line,
                 column: at.column,
-                end: end_cursor.line_col(text, matched_end),
+                end: self.end_cursor.line_col(text, matched_end),
                 offset,
                 snippet,
                 message: raw.message.clone(),
                 fix,
             },
-        };
-        out.extend(keep(placed));
+        })
     }
-    out
 }
 
 /// Lines holding the ignore marker; a finding on such a line or the line after is dropped.

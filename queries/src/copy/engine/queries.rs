@@ -5,7 +5,7 @@
 
 use super::compute::{find_hits, languages_of, span_index_of, state_of, views_of};
 use super::file_report::assemble;
-use super::place::place;
+use super::place::Placer;
 use super::{
     EntryState, FileError, FileInputs, FileReport, Placed, RawHit, Settings, Setup, Source,
     SourceFile,
@@ -15,7 +15,6 @@ use crate::copy::lockfile::{Entry, SpanIndex};
 use crate::copy::view::View;
 use crate::hash::ContentHash;
 use crate::text::LineIndex;
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 /// A file's inputs and values read through the database's queries.
@@ -98,12 +97,15 @@ pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String>
 /// filtering.
 #[salsa::tracked(returns(ref))]
 pub fn hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<RawHit> {
-    let mut parts = find_hits(&Tracked { db, file });
-    if parts.len() == 1 {
-        parts.pop().expect("one part")
-    } else {
-        parts.concat()
-    }
+    let mut all = Vec::new();
+    find_hits(&Tracked { db, file }, |mut part| {
+        if all.is_empty() {
+            all = std::mem::take(&mut part);
+        } else {
+            all.append(&mut part);
+        }
+    });
+    all
 }
 
 #[salsa::tracked(returns(ref))]
@@ -117,12 +119,16 @@ pub fn span_index(
 #[salsa::tracked(returns(ref))]
 pub fn placed(db: &dyn salsa::Database, file: SourceFile) -> Vec<Placed> {
     let hits = hits(db, file);
-    place(
-        &Tracked { db, file },
-        hits.iter().map(Cow::Borrowed),
-        hits.len(),
-        Some,
-    )
+    // Most files have no hits: their lines need not be counted nor searched for the
+    // ignore marker.
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let inputs = Tracked { db, file };
+    let Some(mut placer) = Placer::new(&inputs) else {
+        return Vec::new();
+    };
+    hits.iter().filter_map(|h| placer.place(h)).collect()
 }
 
 #[salsa::tracked(returns(ref))]
@@ -131,7 +137,7 @@ pub fn report(db: &dyn salsa::Database, file: SourceFile) -> FileReport {
         placed(db, file)
             .iter()
             .filter(|p| admits(p))
-            .map(|p| p.finding.clone())
+            .map(|p| &p.finding)
             .collect()
     })
 }

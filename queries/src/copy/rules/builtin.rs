@@ -6,7 +6,7 @@
 //! between them (`ellipsis.rs`, `dash.rs`, `space_before.rs`, `repeat.rs`), and differ
 //! only in their declarations: a rule module never imports another rule module.
 
-use super::{Hit, Rule, RuleMeta, Scans, Severity, Triggers};
+use super::{Hits, Rule, RuleMeta, Scans, Severity, Triggers};
 use crate::copy::view::View;
 use std::fmt;
 
@@ -43,10 +43,10 @@ impl Declaration {
 /// How a built-in rule finds its hits: [`Rule`] without the metadata.
 pub trait Matcher: Send + Sync + fmt::Debug + 'static {
     /// See [`Rule::check`].
-    fn check(&self, view: &View, out: &mut Vec<Hit>);
+    fn check(&self, view: &View, out: &mut Hits<'_>);
 
     /// See [`Rule::check_in`].
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Hits<'_>) {
         self.check(scans.view(), out);
     }
 
@@ -77,11 +77,11 @@ impl<M: Matcher> Rule for Builtin<M> {
         &self.meta
     }
 
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         self.matcher.check(view, out);
     }
 
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Hits<'_>) {
         self.matcher.check_in(scans, out);
     }
 

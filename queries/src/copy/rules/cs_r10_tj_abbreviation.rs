@@ -8,7 +8,7 @@
 //! alphanumeric or a full stop glued before it). Reported at the `t`.
 
 use super::scan::{NBSP, prev_char};
-use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
+use super::{Builtin, Declaration, Edit, Hit, Hits, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
 pub const DECLARATION: Declaration = Declaration {
@@ -30,7 +30,7 @@ pub fn rule() -> Builtin<TjAbbreviation> {
 pub struct TjAbbreviation;
 
 impl Matcher for TjAbbreviation {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         let text = &view.text;
         let bytes = text.as_bytes();
         // A full stop is rarer than a `t` in prose: find those and look one byte back.

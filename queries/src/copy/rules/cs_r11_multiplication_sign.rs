@@ -11,7 +11,7 @@
 //! ("three times") needs no sign and does not fire.
 
 use super::scan::{NBSP, digits_after, digits_before, next_char, prev_char};
-use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
+use super::{Builtin, Declaration, Edit, Hit, Hits, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
 pub const DECLARATION: Declaration = Declaration {
@@ -36,7 +36,7 @@ pub fn rule() -> Builtin<MultiplicationSign> {
 pub struct MultiplicationSign;
 
 impl Matcher for MultiplicationSign {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         let text = &view.text;
         let bytes = text.as_bytes();
         for x in memchr::memchr2_iter(b'x', b'X', bytes) {

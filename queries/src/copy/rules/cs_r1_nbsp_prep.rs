@@ -15,7 +15,7 @@
 //! digit after the preposition and a preposition at the end of a source line.
 
 use super::one_letter::{PREPOSITIONS, nbsp_hit};
-use super::{Builtin, Declaration, Hit, Matcher, Scans, Severity, Triggers};
+use super::{Builtin, Declaration, Hits, Matcher, Scans, Severity, Triggers};
 use crate::copy::view::View;
 
 pub const DECLARATION: Declaration = Declaration {
@@ -46,11 +46,11 @@ pub fn rule() -> Builtin<NbspPrep> {
 pub struct NbspPrep;
 
 impl Matcher for NbspPrep {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         self.check_in(&Scans::new(view), out);
     }
 
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Hits<'_>) {
         let view = scans.view();
         for (letter, space) in scans.standalone() {
             let (letter, space) = (*letter, space.clone());

@@ -23,7 +23,7 @@
 //! whose only listed word is in both languages (`Reveal a reflexe`) keeps its tag.
 
 use super::one_letter::{CONJUNCTIONS, nbsp_hit};
-use super::{Builtin, Declaration, Hit, Matcher, Scans, Severity, Triggers};
+use super::{Builtin, Declaration, Hits, Matcher, Scans, Severity, Triggers};
 use crate::copy::view::View;
 
 pub const DECLARATION: Declaration = Declaration {
@@ -53,11 +53,11 @@ pub fn rule() -> Builtin<NbspConjunction> {
 pub struct NbspConjunction;
 
 impl Matcher for NbspConjunction {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         self.check_in(&Scans::new(view), out);
     }
 
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Hits<'_>) {
         let view = scans.view();
         let conjunctions = scans
             .standalone()

@@ -16,7 +16,7 @@
 //! spans that happened to hold a Czech name; this rule is Czech only.
 
 use super::scan::{copyable, has_czech_diacritic, lines};
-use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
+use super::{Builtin, Declaration, Edit, Hit, Hits, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
 pub const DECLARATION: Declaration = Declaration {
@@ -42,7 +42,7 @@ pub fn rule() -> Builtin<Quotes> {
 pub struct Quotes;
 
 impl Matcher for Quotes {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         if memchr::memchr(b'"', view.text.as_bytes()).is_none() {
             return;
         }
@@ -114,7 +114,7 @@ mod tests {
         b.opaque("\u{FFFC}", 6..9);
         b.verbatim("\"", 9);
         let view = b.finish();
-        let mut out = Vec::new();
+        let mut out = Hits::default();
         rule().check(&view, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].fix, None);

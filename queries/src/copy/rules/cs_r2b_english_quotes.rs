@@ -16,7 +16,7 @@
 //! content is a faithful copy of the source.
 
 use super::scan::{copyable, has_czech_diacritic};
-use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
+use super::{Builtin, Declaration, Edit, Hit, Hits, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
 pub const DECLARATION: Declaration = Declaration {
@@ -44,7 +44,7 @@ pub fn rule() -> Builtin<EnglishQuotes> {
 pub struct EnglishQuotes;
 
 impl Matcher for EnglishQuotes {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         let text = &view.text;
         // `“` and `”` both start with the bytes E2 80; a view without them is done.
         if !text.contains('”') || !has_czech_diacritic(text) {

@@ -14,7 +14,7 @@
 //! rule, like the reference implementation, fires on both.
 
 use super::scan::{NBSP, next_char};
-use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
+use super::{Builtin, Declaration, Edit, Hit, Hits, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
 /// Longest first where one unit is a prefix of another (`MBit` before `MB`).
@@ -55,7 +55,7 @@ pub fn rule() -> Builtin<NumberUnit> {
 pub struct NumberUnit;
 
 impl Matcher for NumberUnit {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         let text = &view.text;
         let bytes = text.as_bytes();
         for (i, b) in bytes.iter().enumerate() {

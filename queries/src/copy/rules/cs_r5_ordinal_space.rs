@@ -23,7 +23,7 @@
 //! a noun an ordinary one, and which one is meant is the author's call.
 
 use super::scan::{OBJECT, prev_char};
-use super::{Builtin, Declaration, Hit, Matcher, Severity, Triggers};
+use super::{Builtin, Declaration, Hit, Hits, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -60,7 +60,7 @@ pub fn rule() -> Builtin<OrdinalSpace> {
 pub struct OrdinalSpace;
 
 impl Matcher for OrdinalSpace {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         let text = &view.text;
         let bytes = text.as_bytes();
         // The token of the last candidate: a token with many candidates is measured once.

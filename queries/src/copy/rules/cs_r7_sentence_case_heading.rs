@@ -16,7 +16,7 @@
 //! names is not something a rule can know.
 
 use super::scan::{OBJECT, has_czech_diacritic};
-use super::{Builtin, Declaration, Hit, Matcher, Severity};
+use super::{Builtin, Declaration, Hit, Hits, Matcher, Severity};
 use crate::copy::view::{View, ViewRole};
 
 pub const DECLARATION: Declaration = Declaration {
@@ -46,7 +46,7 @@ pub fn rule() -> Builtin<SentenceCaseHeading> {
 pub struct SentenceCaseHeading;
 
 impl Matcher for SentenceCaseHeading {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         let ViewRole::Heading { marker, .. } = view.role else {
             return;
         };
@@ -115,7 +115,7 @@ mod tests {
         });
         b.verbatim("Jak Nastavit Nový Projekt", 143);
         let view = b.finish();
-        let mut out = Vec::new();
+        let mut out = Hits::default();
         rule().check(&view, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].anchor, Some(140));
@@ -151,7 +151,7 @@ mod tests {
     #[test]
     fn needs_a_heading_and_a_diacritic() {
         let r = rule();
-        let mut out = Vec::new();
+        let mut out = Hits::default();
         r.check(&example_view("Jak Nastavit Nový Projekt"), &mut out);
         assert!(out.is_empty());
         assert!(hits(&r, "# How To Set Up").is_empty());

@@ -19,7 +19,7 @@
 //! Czech no longer fires; a string with no word of either language (`Deadline: Friday`)
 //! does not either.
 
-use super::{Builtin, Declaration, Hit, Matcher, Scans, Severity};
+use super::{Builtin, Declaration, Hit, Hits, Matcher, Scans, Severity};
 use crate::copy::view::View;
 
 const NAMES: [(&str, &str); 19] = [
@@ -85,15 +85,16 @@ pub fn rule() -> Builtin<EnglishDayMonth> {
 pub struct EnglishDayMonth;
 
 impl Matcher for EnglishDayMonth {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         self.check_in(&Scans::new(view), out);
     }
 
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Hits<'_>) {
         let text = &scans.view().text;
         // The names first: the gate reads every word of the view, and is asked only of a
-        // view that holds one.
-        let start = out.len();
+        // view that holds one. Held here until then, as `out` may already have handed
+        // earlier ones on.
+        let mut found = Vec::new();
         let bytes = text.as_bytes();
         let word = |c: Option<char>| c.is_some_and(regex_syntax::is_word_character);
         capitalised(bytes, |at| {
@@ -115,15 +116,15 @@ impl Matcher for EnglishDayMonth {
             if word(text[..at].chars().next_back()) || word(text[end..].chars().next()) {
                 return;
             }
-            out.push(Hit {
+            found.push(Hit {
                 range: at..end,
                 message: format!("English name “{en}” in Czech text: use “{czech}”"),
                 fix: None,
                 anchor: None,
             });
         });
-        if out.len() > start && !scans.reads_as_czech() {
-            out.truncate(start);
+        if !found.is_empty() && scans.reads_as_czech() {
+            found.into_iter().for_each(|hit| out.push(hit));
         }
     }
 }

@@ -12,7 +12,7 @@
 //! Reported at the first digit of the day.
 
 use super::scan::{NBSP, copyable, next_char, prev_char};
-use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
+use super::{Builtin, Declaration, Edit, Hit, Hits, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -38,7 +38,7 @@ pub fn rule() -> Builtin<DateSpacing> {
 pub struct DateSpacing;
 
 impl Matcher for DateSpacing {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         let text = &view.text;
         let bytes = text.as_bytes();
         let mut i = 0;

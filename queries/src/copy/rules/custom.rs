@@ -5,7 +5,7 @@
 //! matching is different: one regular expression over the view text.
 
 use super::set::RuleConfigError;
-use super::{Edit, Hit, Rule, RuleMeta, Severity};
+use super::{Edit, Hit, Hits, Rule, RuleMeta, Severity};
 use crate::copy::view::View;
 use regex::Regex;
 
@@ -77,7 +77,7 @@ impl Rule for CustomRule {
         &self.meta
     }
 
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         let text = &view.text;
         let Some(replacement) = &self.replacement else {
             for m in self.regex.find_iter(text).filter(|m| !m.is_empty()) {

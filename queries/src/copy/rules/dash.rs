@@ -4,7 +4,7 @@
 //! gives the exclusions. The fix replaces the hyphen with `–`, one character for one.
 
 use super::scan::{NBSP, digits_after, digits_before, is_letter, next_char, prev_char};
-use super::{Edit, Hit, Matcher, Triggers};
+use super::{Edit, Hit, Hits, Matcher, Triggers};
 use crate::copy::view::View;
 
 /// A dash rule: `cs-R6` takes both shapes, `en-R4` the spaced hyphen and `en-R5` the
@@ -18,7 +18,7 @@ pub struct Dash {
 }
 
 impl Matcher for Dash {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         for h in memchr::memchr_iter(b'-', view.text.as_bytes()) {
             let message = match (self.spaced, self.range) {
                 (Some(message), _) if is_spaced_dash(&view.text, h) => message,

@@ -3,7 +3,7 @@
 //! fires (Czech sets it as `…` too; English style guides prescribe it).
 
 use super::scan::NBSP;
-use super::{Edit, Hit, Matcher, Triggers};
+use super::{Edit, Hit, Hits, Matcher, Triggers};
 use crate::copy::view::View;
 use std::ops::Range;
 
@@ -15,7 +15,7 @@ pub struct Ellipsis {
 }
 
 impl Matcher for Ellipsis {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         for_each_ellipsis(&view.text, self.spaced, |range| {
             out.push(ellipsis_hit(range));
         });

@@ -14,7 +14,7 @@
 //! content is a faithful copy of the source (no decoded escape, no code span).
 
 use super::scan::{copyable, lines, next_char, prev_char};
-use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
+use super::{Builtin, Declaration, Edit, Hit, Hits, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
 pub const DECLARATION: Declaration = Declaration {
@@ -36,7 +36,7 @@ pub fn rule() -> Builtin<StraightQuotes> {
 pub struct StraightQuotes;
 
 impl Matcher for StraightQuotes {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         let text = &view.text;
         if memchr::memchr(b'"', text.as_bytes()).is_none() {
             return;

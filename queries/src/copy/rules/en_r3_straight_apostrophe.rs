@@ -10,7 +10,7 @@
 //! harmless in technical prose, and many projects keep them on purpose.
 
 use super::scan::{next_char, prev_char};
-use super::{Builtin, Declaration, Edit, Hit, Matcher, Severity, Triggers};
+use super::{Builtin, Declaration, Edit, Hit, Hits, Matcher, Severity, Triggers};
 use crate::copy::view::View;
 
 pub const DECLARATION: Declaration = Declaration {
@@ -32,7 +32,7 @@ pub fn rule() -> Builtin<StraightApostrophe> {
 pub struct StraightApostrophe;
 
 impl Matcher for StraightApostrophe {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         let text = &view.text;
         for a in memchr::memchr_iter(b'\'', text.as_bytes()) {
             if prev_char(text, a).is_some_and(super::scan::is_letter)

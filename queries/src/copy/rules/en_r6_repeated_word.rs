@@ -109,7 +109,7 @@ mod tests {
     fn across_markup_it_fires_without_a_fix() {
         use crate::copy::extract::{Format, extract};
         let views = extract(Format::Markdown, "Open the **the** file and the the end.\n").unwrap();
-        let mut found = Vec::new();
+        let mut found = super::super::Hits::default();
         rule().check(&views[0], &mut found);
         assert_eq!(found.len(), 2);
         assert!(found[0].fix.is_none(), "the markup would go with the word");

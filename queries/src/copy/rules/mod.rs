@@ -122,6 +122,74 @@ pub struct Hit {
     pub anchor: Option<usize>,
 }
 
+/// Where a rule puts its hits, in view order: a buffer that the engine empties as it
+/// fills, so that a rule on one dense view never holds all its hits (each with its
+/// message) at once — a 20 MB line of Czech prose has over a million of one rule. Read
+/// as a `Vec` (tests and the rules' own look back), pushed to only through
+/// [`push`](Hits::push).
+#[derive(Default)]
+pub struct Hits<'a> {
+    buf: Vec<Hit>,
+    drain: Option<&'a mut Drain<'a>>,
+}
+
+/// What a draining [`Hits`] hands its full buffer to; it takes the hits out.
+pub type Drain<'a> = dyn FnMut(&mut Vec<Hit>) + 'a;
+
+impl<'a> Hits<'a> {
+    /// Hits handed to `drain` whenever [`DRAIN_AT`](Hits::DRAIN_AT) have been pushed, and
+    /// by [`flush`](Hits::flush); `drain` takes them out of the buffer.
+    pub fn draining_into(drain: &'a mut Drain<'a>) -> Self {
+        Hits {
+            buf: Vec::new(),
+            drain: Some(drain),
+        }
+    }
+
+    /// How many hits are held before they are drained: enough to keep the hand-over's
+    /// cost out of sight, few enough that their messages weigh nothing.
+    pub const DRAIN_AT: usize = 1024;
+
+    pub fn push(&mut self, hit: Hit) {
+        self.buf.push(hit);
+        if self.buf.len() >= Self::DRAIN_AT {
+            self.flush();
+        }
+    }
+
+    /// Hands what is held to the drain (a collecting `Hits` keeps it).
+    pub fn flush(&mut self) {
+        if let Some(drain) = self.drain.as_mut() {
+            drain(&mut self.buf);
+            self.buf.clear();
+        }
+    }
+
+    /// What a collecting `Hits` holds.
+    pub fn into_vec(self) -> Vec<Hit> {
+        self.buf
+    }
+}
+
+impl Extend<Hit> for Hits<'_> {
+    fn extend<I: IntoIterator<Item = Hit>>(&mut self, hits: I) {
+        hits.into_iter().for_each(|hit| self.push(hit));
+    }
+}
+
+impl std::ops::Deref for Hits<'_> {
+    type Target = Vec<Hit>;
+    fn deref(&self) -> &Vec<Hit> {
+        &self.buf
+    }
+}
+
+impl fmt::Debug for Hits<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(&self.buf).finish()
+    }
+}
+
 /// Everything about a rule except how it matches: what the reports, the rules catalogue and
 /// `--self-test` are made from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -161,11 +229,11 @@ pub const REFERENCE_IDS: [&str; 10] = [
 pub trait Rule: Send + Sync + fmt::Debug {
     fn meta(&self) -> &RuleMeta;
     /// Appends every hit in `view` to `out`, in view order.
-    fn check(&self, view: &View, out: &mut Vec<Hit>);
+    fn check(&self, view: &View, out: &mut Hits<'_>);
 
     /// [`check`](Rule::check) for a view whose rules share `scans`: what the engine calls.
     /// A rule whose work is one of the [shared scans](Scans) takes it from there.
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Hits<'_>) {
         self.check(scans.view(), out);
     }
 
@@ -294,10 +362,10 @@ mod tests {
             let scans = Scans::new(&view);
             for rule in rules.rules() {
                 let id = &rule.meta().id;
-                let (mut alone, mut shared) = (Vec::new(), Vec::new());
+                let (mut alone, mut shared) = (Hits::default(), Hits::default());
                 rule.check(&view, &mut alone);
                 rule.check_in(&scans, &mut shared);
-                prop_assert_eq!(&alone, &shared, "{}", id);
+                prop_assert_eq!(&*alone, &*shared, "{}", id);
                 prop_assert!(
                     alone.is_empty() || rule.triggers().intersects(scans.triggers()),
                     "{} hit {:?} without its triggers", id, view.text
@@ -308,13 +376,13 @@ mod tests {
                         && view.text.is_char_boundary(r.start)
                         && view.text.is_char_boundary(r.end)
                 };
-                for hit in &alone {
+                for hit in alone.iter() {
                     prop_assert!(inside(&hit.range), "{} hit {:?} in {:?}", id, hit.range, view.text);
                     if let Some(fix) = &hit.fix {
                         prop_assert!(inside(&fix.range), "{} fix {:?} in {:?}", id, fix.range, view.text);
                     }
                 }
-                let edits = alone.into_iter().filter_map(|h| h.fix).collect();
+                let edits = alone.into_vec().into_iter().filter_map(|h| h.fix).collect();
                 let _ = apply_edits(&view.text, edits);
             }
         }

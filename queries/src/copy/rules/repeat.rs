@@ -9,7 +9,7 @@
 //! the definition the masks are tested against.
 
 use super::scan::{is_alnum, is_letter};
-use super::{Edit, Hit, Matcher, Scans};
+use super::{Edit, Hit, Hits, Matcher, Scans};
 use crate::copy::view::View;
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -67,11 +67,11 @@ pub struct RepeatedWord {
 }
 
 impl Matcher for RepeatedWord {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         self.check_in(&Scans::new(view), out);
     }
 
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Hits<'_>) {
         report_repeats(scans, self.min_letters, self.allowed, out);
     }
 }
@@ -83,7 +83,7 @@ impl Matcher for RepeatedWord {
 /// The fix (removing the second copy and the gap before it) is offered only where the
 /// two words and the gap are one verbatim stretch of the source: across markup
 /// (`the **the**`) or an escape, removing the source range would take the markup with it.
-fn report_repeats(scans: &Scans<'_>, min_chars: usize, allowed: &[&str], out: &mut Vec<Hit>) {
+fn report_repeats(scans: &Scans<'_>, min_chars: usize, allowed: &[&str], out: &mut Hits<'_>) {
     let view = scans.view();
     let text = &view.text;
     out.extend(

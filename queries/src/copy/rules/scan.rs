@@ -130,13 +130,13 @@ pub(crate) mod testing {
     //! What the rule tests share: run a rule on an example text, look at positions, apply
     //! fixes.
 
-    use super::super::{Hit, Rule, apply_edits, example_view};
+    use super::super::{Hit, Hits, Rule, apply_edits, example_view};
 
     pub fn hits(rule: &dyn Rule, text: &str) -> Vec<Hit> {
         let view = example_view(text);
-        let mut out = Vec::new();
+        let mut out = Hits::default();
         rule.check(&view, &mut out);
-        out
+        out.into_vec()
     }
 
     /// Reported positions (`range.start`) in view bytes.
@@ -147,7 +147,7 @@ pub(crate) mod testing {
     /// The text of every reported range.
     pub fn matched(rule: &dyn Rule, text: &str) -> Vec<String> {
         let view = example_view(text);
-        let mut out = Vec::new();
+        let mut out = Hits::default();
         rule.check(&view, &mut out);
         out.iter()
             .map(|h| view.text[h.range.clone()].to_owned())
@@ -157,9 +157,9 @@ pub(crate) mod testing {
     /// The view text after applying every fix of `rule`.
     pub fn fixed(rule: &dyn Rule, text: &str) -> String {
         let view = example_view(text);
-        let mut out = Vec::new();
+        let mut out = Hits::default();
         rule.check(&view, &mut out);
-        let edits = out.into_iter().filter_map(|h| h.fix).collect();
+        let edits = out.into_vec().into_iter().filter_map(|h| h.fix).collect();
         apply_edits(&view.text, edits)
     }
 

@@ -5,7 +5,7 @@
 //! its bad example, fires on its good one, or whose fix does not cure its own finding is a
 //! broken build, whatever the unit tests said.
 
-use super::{Edit, Hit, Rule, RuleSet};
+use super::{Edit, Hit, Hits, Rule, RuleSet};
 use crate::copy::view::{View, ViewBuilder, ViewRole};
 use std::fmt;
 
@@ -132,9 +132,9 @@ pub fn self_test(set: &RuleSet) -> Vec<SelfTestFailure> {
 }
 
 fn run(rule: &dyn Rule, view: &View) -> Vec<Hit> {
-    let mut out = Vec::new();
+    let mut out = Hits::default();
     rule.check(view, &mut out);
-    out
+    out.into_vec()
 }
 
 fn same_role(view: &View, text: &str) -> View {
@@ -219,7 +219,7 @@ mod tests {
         fn meta(&self) -> &RuleMeta {
             &self.0
         }
-        fn check(&self, view: &View, out: &mut Vec<Hit>) {
+        fn check(&self, view: &View, out: &mut Hits<'_>) {
             for (i, _) in view.text.match_indices('!') {
                 out.push(Hit {
                     range: i..i + 1,

@@ -2,7 +2,7 @@
 //! severity overrides and the project's custom regex rules.
 
 use super::custom::{CustomRule, CustomRuleSpec};
-use super::{Hit, Rule, RuleMeta, Scans, Severity, Triggers};
+use super::{Hits, Rule, RuleMeta, Scans, Severity, Triggers};
 use super::{
     cs_r1_nbsp_prep, cs_r1b_nbsp_conjunction, cs_r2_quotes, cs_r2b_english_quotes, cs_r3_ellipsis,
     cs_r4_number_unit, cs_r5_ordinal_space, cs_r6_dash, cs_r7_sentence_case_heading,
@@ -172,11 +172,11 @@ impl Rule for Releveled {
         &self.meta
     }
 
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         self.inner.check(view, out);
     }
 
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Hits<'_>) {
         self.inner.check_in(scans, out);
     }
 
@@ -236,7 +236,7 @@ mod tests {
         let r1 = set.get("cs-R1-nbsp-prep").unwrap();
         assert_eq!(r1.meta().severity, Severity::Info);
         // Same matching as before.
-        let mut out = Vec::new();
+        let mut out = Hits::default();
         r1.check(&example_view("s v domě"), &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(

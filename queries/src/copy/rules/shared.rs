@@ -89,7 +89,7 @@ impl<'v> Scans<'v> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Hit, RuleSet, example_view};
+    use super::super::{Hit, Hits, RuleSet, example_view};
     use super::*;
 
     /// Every rule of a view sharing one [`Scans`] finds exactly what it finds alone, in
@@ -109,9 +109,9 @@ mod tests {
                 .rules()
                 .iter()
                 .map(|rule| {
-                    let mut out = Vec::new();
+                    let mut out = Hits::default();
                     rule.check(&view, &mut out);
-                    out
+                    out.into_vec()
                 })
                 .collect();
             for order in [false, true] {
@@ -122,7 +122,9 @@ mod tests {
                     indices.reverse();
                 }
                 for i in indices {
-                    rules.rules()[i].check_in(&scans, &mut shared[i]);
+                    let mut out = Hits::default();
+                    rules.rules()[i].check_in(&scans, &mut out);
+                    shared[i] = out.into_vec();
                 }
                 assert_eq!(shared, alone, "{text:?}");
             }

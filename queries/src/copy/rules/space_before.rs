@@ -3,7 +3,7 @@
 //! which differ only in their declarations. `en-R7`'s documentation gives the exclusions.
 
 use super::scan::{is_alnum, next_char, prev_char};
-use super::{Edit, Hit, Matcher, Scans, Triggers};
+use super::{Edit, Hit, Hits, Matcher, Scans, Triggers};
 use crate::copy::bytescan::{NibbleSet, Test, pairs};
 use crate::copy::view::View;
 use std::ops::Range;
@@ -13,11 +13,11 @@ use std::ops::Range;
 pub struct SpaceBeforePunctuation;
 
 impl Matcher for SpaceBeforePunctuation {
-    fn check(&self, view: &View, out: &mut Vec<Hit>) {
+    fn check(&self, view: &View, out: &mut Hits<'_>) {
         self.check_in(&Scans::new(view), out);
     }
 
-    fn check_in(&self, scans: &Scans<'_>, out: &mut Vec<Hit>) {
+    fn check_in(&self, scans: &Scans<'_>, out: &mut Hits<'_>) {
         for (spaces, mark) in scans.spaces_before() {
             out.push(space_hit(spaces.clone(), *mark));
         }
