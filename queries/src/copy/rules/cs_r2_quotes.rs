@@ -116,6 +116,7 @@ mod tests {
         let view = b.finish();
         let mut out = Hits::default();
         rule().check(&view, &mut out);
+        let out = out.into_vec();
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].fix, None);
     }

@@ -117,6 +117,7 @@ mod tests {
         let view = b.finish();
         let mut out = Hits::default();
         rule().check(&view, &mut out);
+        let out = out.into_vec();
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].anchor, Some(140));
         assert_eq!(out[0].range.start, 0);
@@ -153,7 +154,7 @@ mod tests {
         let r = rule();
         let mut out = Hits::default();
         r.check(&example_view("Jak Nastavit Nový Projekt"), &mut out);
-        assert!(out.is_empty());
+        assert!(out.into_vec().is_empty());
         assert!(hits(&r, "# How To Set Up").is_empty());
     }
 }

@@ -111,6 +111,7 @@ mod tests {
         let views = extract(Format::Markdown, "Open the **the** file and the the end.\n").unwrap();
         let mut found = super::super::Hits::default();
         rule().check(&views[0], &mut found);
+        let found = found.into_vec();
         assert_eq!(found.len(), 2);
         assert!(found[0].fix.is_none(), "the markup would go with the word");
         assert!(found[1].fix.is_some());

@@ -124,9 +124,10 @@ pub struct Hit {
 
 /// Where a rule puts its hits, in view order: a buffer that the engine empties as it
 /// fills, so that a rule on one dense view never holds all its hits (each with its
-/// message) at once — a 20 MB line of Czech prose has over a million of one rule. Read
-/// as a `Vec` (tests and the rules' own look back), pushed to only through
-/// [`push`](Hits::push).
+/// message) at once — a 20 MB line of Czech prose has over a million of one rule. Not
+/// readable while it is being filled: a draining `Hits` holds only the latest hits, so a
+/// rule never looks back at what it pushed. A collecting one ([`Default`]) gives all of
+/// them by [`into_vec`](Hits::into_vec).
 #[derive(Default)]
 pub struct Hits<'a> {
     buf: Vec<Hit>,
@@ -174,13 +175,6 @@ impl<'a> Hits<'a> {
 impl Extend<Hit> for Hits<'_> {
     fn extend<I: IntoIterator<Item = Hit>>(&mut self, hits: I) {
         hits.into_iter().for_each(|hit| self.push(hit));
-    }
-}
-
-impl std::ops::Deref for Hits<'_> {
-    type Target = Vec<Hit>;
-    fn deref(&self) -> &Vec<Hit> {
-        &self.buf
     }
 }
 
@@ -365,7 +359,8 @@ mod tests {
                 let (mut alone, mut shared) = (Hits::default(), Hits::default());
                 rule.check(&view, &mut alone);
                 rule.check_in(&scans, &mut shared);
-                prop_assert_eq!(&*alone, &*shared, "{}", id);
+                let (alone, shared) = (alone.into_vec(), shared.into_vec());
+                prop_assert_eq!(&alone, &shared, "{}", id);
                 prop_assert!(
                     alone.is_empty() || rule.triggers().intersects(scans.triggers()),
                     "{} hit {:?} without its triggers", id, view.text
@@ -382,7 +377,7 @@ mod tests {
                         prop_assert!(inside(&fix.range), "{} fix {:?} in {:?}", id, fix.range, view.text);
                     }
                 }
-                let edits = alone.into_vec().into_iter().filter_map(|h| h.fix).collect();
+                let edits = alone.into_iter().filter_map(|h| h.fix).collect();
                 let _ = apply_edits(&view.text, edits);
             }
         }

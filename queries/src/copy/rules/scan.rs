@@ -149,7 +149,8 @@ pub(crate) mod testing {
         let view = example_view(text);
         let mut out = Hits::default();
         rule.check(&view, &mut out);
-        out.iter()
+        out.into_vec()
+            .iter()
             .map(|h| view.text[h.range.clone()].to_owned())
             .collect()
     }

@@ -238,7 +238,7 @@ mod tests {
         // Same matching as before.
         let mut out = Hits::default();
         r1.check(&example_view("s v domě"), &mut out);
-        assert_eq!(out.len(), 2);
+        assert_eq!(out.into_vec().len(), 2);
         assert_eq!(
             RuleSet::builtin()
                 .get("cs-R1-nbsp-prep")
