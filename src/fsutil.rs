@@ -414,7 +414,7 @@ pub struct DirLock {
 impl DirLock {
     pub fn acquire(root: &Path) -> io::Result<DirLock> {
         let dir = cache_dir(root)?;
-        crate::statcache::create_dir(&dir, &dir)?;
+        create_cache_dir(&dir, &dir)?;
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -423,6 +423,28 @@ impl DirLock {
         file.lock()?;
         Ok(DirLock { _file: file })
     }
+}
+
+/// Creates `dir` (a directory under `.lockgraph/`) and the `.gitignore` that keeps
+/// `.lockgraph/` out of version control.
+pub fn create_cache_dir(lockgraph: &Path, dir: &Path) -> io::Result<()> {
+    // Checked before anything is created: `create_dir_all` would follow a link out.
+    let dir = &dir_inside_root(root_of(lockgraph), dir)?;
+    fs::create_dir_all(dir)?;
+    let ignore = lockgraph.join(".gitignore");
+    if !ignore.exists() {
+        // Best effort: a missing .gitignore only means git shows the directory.
+        let _ = fs::write(&ignore, "*\n");
+    }
+    Ok(())
+}
+
+/// The root a `.lockgraph/` directory belongs to.
+pub fn root_of(lockgraph: &Path) -> &Path {
+    lockgraph
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// Directories that never hold anything either tool reads: VCS data, dependencies, build

@@ -366,7 +366,7 @@ pub fn store<T: Serialize + ?Sized>(
 ) -> io::Result<()> {
     // Encoded straight into the file's buffer: a 100,000-file index is 7 MB, and the
     // copies of it a run made before writing were a third of what a one-file edit saved.
-    write_atomic_unsynced_with(root_of(lockgraph), &dir.join(name), |out| {
+    write_atomic_unsynced_with(crate::fsutil::root_of(lockgraph), &dir.join(name), |out| {
         encode_into(out, engine, value)
     })
 }
@@ -390,28 +390,6 @@ fn encode_into<T: Serialize + ?Sized, W: Write>(
     }
     let crc = summed.crc.finalize();
     out.write_all(&crc.to_le_bytes())
-}
-
-/// Creates `dir` (a directory under `.lockgraph/`) and the `.gitignore` that keeps
-/// `.lockgraph/` out of version control.
-pub fn create_dir(lockgraph: &Path, dir: &Path) -> io::Result<()> {
-    // Checked before anything is created: `create_dir_all` would follow a link out.
-    let dir = &crate::fsutil::dir_inside_root(root_of(lockgraph), dir)?;
-    fs::create_dir_all(dir)?;
-    let ignore = lockgraph.join(".gitignore");
-    if !ignore.exists() {
-        // Best effort: a missing .gitignore only means git shows the directory.
-        let _ = fs::write(&ignore, "*\n");
-    }
-    Ok(())
-}
-
-/// The root a `.lockgraph/` directory belongs to.
-fn root_of(lockgraph: &Path) -> &Path {
-    lockgraph
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
 }
 
 #[cfg(test)]

@@ -140,3 +140,231 @@ fn unsafe_is_rare_and_every_block_says_why() {
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// A module of `src/`, named by its path (`["copy_audit", "fix"]`; `mod.rs` and `lib.rs`
+/// name their directory).
+type Module = Vec<String>;
+
+fn module_of(path: &Path) -> Module {
+    let rel = path
+        .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+        .unwrap();
+    let mut parts: Module = rel
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// Every path a line of code names from `crate::`, `super::` or `self::`, with `use`
+/// groups (`use super::{a, b::{c, d}}`) spelled out, as segment lists.
+fn named_paths(code: &str) -> Vec<Vec<String>> {
+    fn expand(prefix: &[String], tree: &str, out: &mut Vec<Vec<String>>) {
+        let tree = tree.trim();
+        if let Some(open) = tree.find('{') {
+            let mut base = prefix.to_vec();
+            base.extend(
+                tree[..open]
+                    .split("::")
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned),
+            );
+            let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+            let (mut depth, mut start) = (0, 0);
+            for (i, c) in inner.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        expand(&base, &inner[start..i], out);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            expand(&base, &inner[start..], out);
+        } else if !tree.is_empty() {
+            let mut path = prefix.to_vec();
+            let tree = tree.split(" as ").next().unwrap_or(tree);
+            path.extend(tree.split("::").map(|s| s.trim().to_owned()));
+            out.push(path);
+        }
+    }
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = ["crate::", "super::", "self::"]
+        .iter()
+        .filter_map(|p| rest.find(p))
+        .min()
+    {
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        if rest[..at].ends_with(ident) {
+            rest = &rest[at + 1..];
+            continue;
+        }
+        let tail = &rest[at..];
+        let mut end = tail
+            .find(|c: char| !(ident(c) || c == ':'))
+            .unwrap_or(tail.len());
+        if tail[end..].starts_with('{') {
+            // A group: up to its matching brace.
+            let mut depth = 0;
+            for (i, c) in tail.char_indices().skip(end) {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+                if depth == 0 {
+                    end = i + 1;
+                    break;
+                }
+            }
+        }
+        expand(&[], &tail[..end], &mut out);
+        rest = &tail[end..];
+    }
+    out
+}
+
+/// The modules each module of `src/` imports: a named path resolved to the longest
+/// module it starts with, leaving out the module's own ancestors (a module may use what
+/// its parent holds) and itself. An import of a module stands for one of its whole
+/// subtree, since a parent re-exports its children: the graph can only be wider than the
+/// code's, never miss a circle.
+fn src_imports() -> Vec<(Module, Vec<Module>, PathBuf)> {
+    let files = sources("src");
+    let modules: Vec<Module> = files.iter().map(|(p, _)| module_of(p)).collect();
+    let mut out = Vec::new();
+    for ((path, lines), me) in files.iter().zip(&modules) {
+        let code: String = lines
+            .iter()
+            .filter(|(_, l)| !l.trim_start().starts_with("//"))
+            .map(|(_, l)| l.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut targets: Vec<Module> = Vec::new();
+        for named in named_paths(&code) {
+            let mut base: Module = match named[0].as_str() {
+                "crate" => Vec::new(),
+                _ => me.clone(),
+            };
+            let mut segments = &named[..];
+            if segments[0] == "crate" || segments[0] == "self" {
+                segments = &segments[1..];
+            }
+            while segments.first().map(String::as_str) == Some("super") {
+                base.pop();
+                segments = &segments[1..];
+            }
+            let target = (0..=segments.len())
+                .rev()
+                .map(|n| [&base[..], &segments[..n]].concat())
+                .find(|m| modules.contains(m));
+            // What an ancestor holds (`Failure`, `Outcome`) is the module's own context.
+            let Some(target) = target.filter(|t| !me.starts_with(t)) else {
+                continue;
+            };
+            for m in modules.iter().filter(|m| m.starts_with(&target)) {
+                if !me.starts_with(m) && !targets.contains(m) {
+                    targets.push(m.clone());
+                }
+            }
+        }
+        out.push((me.clone(), targets, path.clone()));
+    }
+    out
+}
+
+/// The shell's modules import in one direction: no circle of imports anywhere in `src/`
+/// (a command calls the services below it; a service never calls back up).
+#[test]
+fn the_shell_has_no_import_circles() {
+    let graph = src_imports();
+    let index = |m: &Module| graph.iter().position(|(n, _, _)| n == m).unwrap();
+    // Depth-first, colouring each module; a grey module met again closes a circle.
+    fn visit(
+        i: usize,
+        graph: &[(Module, Vec<Module>, PathBuf)],
+        index: &dyn Fn(&Module) -> usize,
+        colour: &mut [u8],
+        stack: &mut Vec<usize>,
+        circles: &mut Vec<String>,
+    ) {
+        colour[i] = 1;
+        stack.push(i);
+        for target in &graph[i].1 {
+            let j = index(target);
+            if colour[j] == 1 {
+                let from = stack.iter().position(|&k| k == j).unwrap();
+                let names: Vec<String> = stack[from..]
+                    .iter()
+                    .chain([&j])
+                    .map(|&k| graph[k].0.join("::"))
+                    .collect();
+                circles.push(names.join(" → "));
+            } else if colour[j] == 0 {
+                visit(j, graph, index, colour, stack, circles);
+            }
+        }
+        stack.pop();
+        colour[i] = 2;
+    }
+    let mut colour = vec![0; graph.len()];
+    let mut circles = Vec::new();
+    for i in 0..graph.len() {
+        if colour[i] == 0 {
+            visit(
+                i,
+                &graph,
+                &index,
+                &mut colour,
+                &mut Vec::new(),
+                &mut circles,
+            );
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "import circles:\n{}",
+        circles.join("\n")
+    );
+    // The reader sees what it should: the commands import the services.
+    let fix = &graph[index(&vec!["copy_audit".to_owned(), "fix".to_owned()])];
+    assert!(fix.1.iter().any(|m| m.join("::") == "copy_audit::session"));
+}
+
+/// copy-audit's commands are siblings: each is called from `copy_audit::run` and uses the
+/// services below it (workspace, session, caches, report, lockfile edits), never another
+/// command.
+#[test]
+fn no_command_imports_another() {
+    let commands = [
+        "audit",
+        "fix",
+        "lockfile_cmd",
+        "offline",
+        "review",
+        "segment",
+        "watch",
+    ];
+    let command = |m: &Module| {
+        (m.len() >= 2 && m[0] == "copy_audit" && commands.contains(&m[1].as_str()))
+            .then(|| m[1].clone())
+    };
+    let mut found = Vec::new();
+    for (me, targets, path) in src_imports() {
+        let Some(mine) = command(&me) else { continue };
+        for target in &targets {
+            if command(target).is_some_and(|other| other != mine) {
+                found.push(format!("{}: imports {}", shown(&path), target.join("::")));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

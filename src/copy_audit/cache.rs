@@ -491,7 +491,7 @@ impl Caches {
         if !self.needs_save() {
             return;
         }
-        if let Err(e) = statcache::create_dir(&self.dir, &self.dir.join(FINDINGS_DIR)) {
+        if let Err(e) = crate::fsutil::create_cache_dir(&self.dir, &self.dir.join(FINDINGS_DIR)) {
             eprintln!("warning: .lockgraph: {e}; caches not saved");
             return;
         }

@@ -6,11 +6,12 @@
 //! keeps its review; any other fix leaves the entry stale, as an edit by hand would.
 
 use super::Failure;
-use super::audit;
 use super::cache::Stat;
 use super::journal::{Journal, Planned};
 use super::lockview::LockView;
+use super::session;
 use super::workspace::Workspace;
+use crate::config::PathMatcher;
 use crate::fsutil::{DirLock, Replaced, replace_if_still, write_if_changed};
 use crate::progress::Progress;
 use lockgraph_queries::copy::engine::{self, SourceFix};
@@ -32,12 +33,15 @@ struct FixWrite {
 /// Passes stop when nothing changes, so a second `--fix` run has nothing left to do.
 const MAX_PASSES: usize = 8;
 
+/// Fixes the files in scope of `matcher`, before the audit that follows reads them.
 pub fn run(
     ws: &Workspace,
-    files: &[(String, Option<Stat>)],
+    matcher: &PathMatcher,
     fix_unsegmented: bool,
     quiet: bool,
 ) -> Result<(), Failure> {
+    let files: Vec<(String, Option<Stat>)> = ws.scope(matcher, false)?.files;
+    let files = &files[..];
     let _guard = DirLock::acquire(&ws.root)
         .map_err(|e| Failure::new(format!("cannot lock {}: {e}", ws.root.display())))?;
     // Counted over every pass: a file fixed in two passes is one file.
@@ -53,7 +57,7 @@ pub fn run(
         // Fixing needs the bytes of every file anyway: no caches.
         let progress = Progress::new(files.len(), "fixing", quiet);
         let view = LockView::parsed(ws, lock.clone());
-        let (audit, _) = audit::audit(ws, &view, files.to_vec(), None, &progress)?;
+        let (audit, _) = session::audit(ws, &view, files.to_vec(), None, &progress)?;
         drop(progress);
         // Planned first, journalled, then written: see `journal`.
         let mut planned: Vec<FixWrite> = Vec::new();
@@ -137,7 +141,7 @@ pub fn run(
         let journal = Journal {
             files: planned.iter().map(|w| w.step.clone()).collect(),
         };
-        journal.begin(ws)?;
+        journal.begin(&ws.root)?;
         let mut reanchored = false;
         crate::testhook::pause("fix");
         for w in &planned {
@@ -173,7 +177,7 @@ pub fn run(
             )
             .map_err(|e| Failure::new(format!("{}: {e}", ws.lock_display())))?;
         }
-        Journal::end(ws)?;
+        Journal::end(&ws.root)?;
     }
     // The reference's line, on stderr so that `--fix --json` stays one JSON document.
     eprintln!("Applied {total} fixes in {} files", touched.len());

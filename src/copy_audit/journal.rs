@@ -13,12 +13,11 @@
 //! replacement), so nothing else can be half done.
 
 use super::Failure;
-use super::workspace::Workspace;
 use crate::fsutil::{CACHE_DIR, DirLock, read_regular, write_atomic};
-use lockgraph_queries::copy::lockfile;
+use lockgraph_queries::copy::lockfile::{self, Lockfile};
 use lockgraph_queries::hash::ContentHash;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const FILE: &str = "fix-journal.json";
 
@@ -37,23 +36,23 @@ pub struct Planned {
     pub reanchor: bool,
 }
 
-fn path(ws: &Workspace) -> PathBuf {
-    ws.root.join(CACHE_DIR).join(FILE)
+fn path(root: &Path) -> PathBuf {
+    root.join(CACHE_DIR).join(FILE)
 }
 
 impl Journal {
     /// Writes the journal, synced, before any file it names is touched.
-    pub fn begin(&self, ws: &Workspace) -> Result<(), Failure> {
-        let file = path(ws);
+    pub fn begin(&self, root: &Path) -> Result<(), Failure> {
+        let file = path(root);
         let text = serde_json::to_string_pretty(self).expect("strings serialise");
-        crate::statcache::create_dir(&ws.root.join(CACHE_DIR), &ws.root.join(CACHE_DIR))
-            .and_then(|()| write_atomic(&ws.root, &file, text.as_bytes()))
+        crate::fsutil::create_cache_dir(&root.join(CACHE_DIR), &root.join(CACHE_DIR))
+            .and_then(|()| write_atomic(root, &file, text.as_bytes()))
             .map_err(|e| Failure::new(format!("{}: {e}", file.display())))
     }
 
     /// Removes the journal: everything it named is done.
-    pub fn end(ws: &Workspace) -> Result<(), Failure> {
-        let file = path(ws);
+    pub fn end(root: &Path) -> Result<(), Failure> {
+        let file = path(root);
         match std::fs::remove_file(&file) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -62,16 +61,28 @@ impl Journal {
     }
 }
 
-/// Completes a `--fix` pass that was interrupted, if one was (see the module's doc). Runs
-/// before anything reads the lockfile; without a journal it costs one `stat`.
-pub fn recover(ws: &Workspace) -> Result<(), Failure> {
-    let file = path(ws);
+/// Where a root's lockfile is, and how it is read (the workspace's reader: what a
+/// missing or broken lockfile means is decided there).
+pub struct LockAt<'a, R> {
+    pub path: &'a Path,
+    pub display: &'a str,
+    pub read: R,
+}
+
+/// Completes a `--fix` pass under `root` that was interrupted, if one was (see the
+/// module's doc). Runs before anything reads the lockfile; without a journal it costs one
+/// `stat`.
+pub fn recover<R>(root: &Path, lock: LockAt<'_, R>) -> Result<(), Failure>
+where
+    R: FnOnce() -> Result<Lockfile, Failure>,
+{
+    let file = path(root);
     if !file.exists() {
         return Ok(());
     }
     // A `--fix` still running holds the lock and removes its journal before letting go.
-    let _guard = DirLock::acquire(&ws.root)
-        .map_err(|e| Failure::new(format!("cannot lock {}: {e}", ws.root.display())))?;
+    let _guard = DirLock::acquire(root)
+        .map_err(|e| Failure::new(format!("cannot lock {}: {e}", root.display())))?;
     let text = match read_regular(&file) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -82,13 +93,18 @@ pub fn recover(ws: &Workspace) -> Result<(), Failure> {
         Err(e) => {
             // Written atomically, so never half written: damaged by something else.
             eprintln!("warning: {}: {e}; removed", file.display());
-            return Journal::end(ws);
+            return Journal::end(root);
         }
     };
-    let mut lock = ws.read_lockfile()?;
+    let LockAt {
+        path: lock_path,
+        display,
+        read,
+    } = lock;
+    let mut lock = read()?;
     let mut reanchored = 0;
     for planned in journal.files.iter().filter(|p| p.reanchor) {
-        let Ok(bytes) = read_regular(&ws.root.join(&planned.path)) else {
+        let Ok(bytes) = read_regular(&root.join(&planned.path)) else {
             continue;
         };
         let fixed = ContentHash::of(&bytes).to_string() == planned.after;
@@ -102,13 +118,13 @@ pub fn recover(ws: &Workspace) -> Result<(), Failure> {
     }
     if reanchored > 0 {
         crate::fsutil::write_if_changed(
-            &ws.root,
-            &ws.lock_path,
+            root,
+            lock_path,
             lockfile::to_canonical_string(&lock).as_bytes(),
         )
-        .map_err(|e| Failure::new(format!("{}: {e}", ws.lock_display())))?;
+        .map_err(|e| Failure::new(format!("{display}: {e}")))?;
     }
-    Journal::end(ws)?;
+    Journal::end(root)?;
     eprintln!("note: completed an interrupted --fix ({reanchored} lockfile entries re-anchored)");
     Ok(())
 }

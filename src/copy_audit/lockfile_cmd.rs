@@ -4,14 +4,15 @@
 //! written canonically, atomically, and only when a byte changes.
 
 use super::cli::{LockfileCommand, OutputFormat};
+use super::lockedit::{edit, invalidate, now_utc};
+use super::problems::{Problem, entry_problems, past_what, range_text};
 use super::report::print_json;
 use super::workspace::Workspace;
 use super::{Failure, Outcome};
-use crate::fsutil::{DirLock, write_if_changed};
+use lockgraph_queries::copy::lockfile::Entry;
 use lockgraph_queries::copy::lockfile::{self, Lockfile};
-use lockgraph_queries::copy::lockfile::{Entry, SpanFit};
 use lockgraph_queries::hash::ContentHash;
-use lockgraph_queries::text::{LineCol, LineIndex};
+use lockgraph_queries::text::LineIndex;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fs;
@@ -114,64 +115,6 @@ pub fn run(ws: &Workspace, cmd: LockfileCommand, format: OutputFormat) -> Result
     }
 }
 
-/// Removes the entries whose path matches `glob` (`lockfile invalidate`, and the audit's
-/// `--refresh-cache`): their files are then missing, to be segmented again.
-pub fn invalidate(ws: &Workspace, glob: &str) -> Result<Outcome, Failure> {
-    edit(ws, |_, lock| {
-        let matcher = globset::GlobBuilder::new(glob)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| Failure::new(format!("invalid glob `{glob}`: {e}")))?
-            .compile_matcher();
-        let before = lock.files.len();
-        lock.files.retain(|path, _| !matcher.is_match(path));
-        Ok(format!("{} entries removed", before - lock.files.len()))
-    })
-}
-
-/// Runs one lockfile edit under the lock and writes the result if it changed.
-pub(super) fn edit(
-    ws: &Workspace,
-    change: impl FnOnce(&Workspace, &mut Lockfile) -> Result<String, Failure>,
-) -> Result<Outcome, Failure> {
-    let _guard = DirLock::acquire(&ws.root)
-        .map_err(|e| Failure::new(format!("cannot lock {}: {e}", ws.root.display())))?;
-    let mut lock = ws.read_lockfile()?;
-    let message = change(ws, &mut lock)?;
-    // Never write what the next run could not read.
-    lock.validate()
-        .map_err(|e| Failure::new(format!("{}: refusing to write: {e}", ws.lock_display())))?;
-    let wrote = write_if_changed(
-        &ws.root,
-        &ws.lock_path,
-        lockfile::to_canonical_string(&lock).as_bytes(),
-    )
-    .map_err(|e| Failure::new(format!("{}: {e}", ws.lock_display())))?;
-    let unchanged = if wrote { "" } else { " (lockfile unchanged)" };
-    eprintln!("{message}{unchanged}");
-    Ok(Outcome::Clean)
-}
-
-/// `3:1–60:111`, a span's coordinates as `lockfile check` and `add` print them.
-fn range_text((start, end): (LineCol, LineCol)) -> String {
-    format!(
-        "{}:{}–{}:{}",
-        start.line, start.column, end.line, end.column
-    )
-}
-
-/// Which end a span reached past, from its coordinates as given and written exactly: the
-/// file, or a line (its start's when the start moved, else its end's).
-fn past_what(given: (LineCol, LineCol), exact: (LineCol, LineCol)) -> String {
-    if given.1.line > exact.1.line && given.0 == exact.0 {
-        "the file".to_owned()
-    } else if given.0 != exact.0 {
-        format!("line {}", given.0.line)
-    } else {
-        format!("line {}", given.1.line)
-    }
-}
-
 fn spans_name(arg: &str) -> &str {
     if arg == "-" { "<stdin>" } else { arg }
 }
@@ -186,14 +129,6 @@ fn read_spans_input(arg: &str) -> Result<String, Failure> {
     } else {
         fs::read_to_string(arg).map_err(|e| Failure::new(format!("{arg}: {e}")))
     }
-}
-
-pub(super) fn now_utc() -> String {
-    let now = time::OffsetDateTime::now_utc();
-    now.format(time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second]Z"
-    ))
-    .expect("a UTC timestamp formats")
 }
 
 #[derive(Serialize)]
@@ -259,32 +194,6 @@ fn list(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
     Ok(Outcome::Clean)
 }
 
-/// One thing `lockfile check` found wrong with an entry.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct Problem {
-    pub path: String,
-    /// `stale`, `fileMissing`, `unreadable`, `coversNothing` or `pastEnd`.
-    pub kind: &'static str,
-    /// The span's 1-based number in the entry.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    span: Option<usize>,
-    /// The exact coordinates of a `pastEnd` span (what `lockfile normalize` writes).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    exact: Option<String>,
-    pub message: String,
-    /// The file is in `paths.include` and not excluded: the audit reads its entry.
-    in_scope: bool,
-}
-
-impl Problem {
-    /// Whether the audit reads the entry differently from what it says: the check fails.
-    /// An entry out of scope is kept but never read, so it fails nothing.
-    fn blocks(&self) -> bool {
-        self.in_scope && matches!(self.kind, "stale" | "coversNothing")
-    }
-}
-
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct CheckReport {
@@ -339,70 +248,6 @@ fn check(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
     } else {
         Outcome::Clean
     })
-}
-
-/// What is wrong with `rel`'s entry, against the file as it is now.
-pub(super) fn entry_problems(ws: &Workspace, rel: &str, entry: &Entry) -> Vec<Problem> {
-    let problem = |kind, span: Option<usize>, exact: Option<String>, message: String| Problem {
-        path: rel.to_owned(),
-        kind,
-        span,
-        exact,
-        message,
-        in_scope: true,
-    };
-    let text = match crate::fsutil::read_regular(&ws.root.join(rel)) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let message = "no such file (the entry is kept; `lockfile invalidate` removes it)";
-            return vec![problem("fileMissing", None, None, message.to_owned())];
-        }
-        Err(e) => return vec![problem("unreadable", None, None, e.to_string())],
-        Ok(bytes) => bytes,
-    };
-    let actual = ContentHash::of(&text).to_string();
-    if actual != entry.content_hash {
-        let message = format!(
-            "stale: the entry is for {}, the file is {actual}; re-segment it",
-            entry.content_hash
-        );
-        return vec![problem("stale", None, None, message)];
-    }
-    let Ok(text) = String::from_utf8(text) else {
-        let message = "not UTF-8 text".to_owned();
-        return vec![problem("unreadable", None, None, message)];
-    };
-    let index = LineIndex::new(&text);
-    let mut out = Vec::new();
-    for (i, span) in entry.spans.iter().enumerate() {
-        let given = (span.start(), span.end());
-        match lockfile::span_fit(&text, &index, span) {
-            SpanFit::Exact => {}
-            SpanFit::Empty => out.push(problem(
-                "coversNothing",
-                Some(i + 1),
-                None,
-                format!(
-                    "span {} ({}) covers no character (it starts past the end of the file); \
-                     the audit ignores it",
-                    i + 1,
-                    range_text(given)
-                ),
-            )),
-            SpanFit::PastEnd { start, end } => out.push(problem(
-                "pastEnd",
-                Some(i + 1),
-                Some(range_text((start, end))),
-                format!(
-                    "span {} ({}) reaches past the end of {}; it covers {}",
-                    i + 1,
-                    range_text(given),
-                    past_what(given, (start, end)),
-                    range_text((start, end))
-                ),
-            )),
-        }
-    }
-    out
 }
 
 /// `lockfile merge BASE OURS THEIRS`, git's merge driver: merges entry by entry

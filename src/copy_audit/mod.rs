@@ -5,13 +5,15 @@ mod cache;
 pub mod cli;
 mod fix;
 mod journal;
+mod lockedit;
 mod lockfile_cmd;
 mod lockview;
 mod offline;
+mod problems;
 mod report;
 mod review;
-mod sarif;
 mod segment;
+mod session;
 pub mod watch;
 pub mod workspace;
 
@@ -72,7 +74,38 @@ fn run(cli: Cli) -> Result<Outcome, Failure> {
         }
         None => {
             let ws = workspace::Workspace::load(cli.config.as_deref(), lang)?;
-            audit::run(&ws, &cli.audit, format)
+            run_audit(&ws, &cli.audit, format)
         }
     }
+}
+
+/// The audit and what its flags run before it (`--refresh-cache`, `--offline`, `--fix`,
+/// in that order) or instead of it (`--review-cache`, `--watch`): each a command of its
+/// own, called from here and never from another command.
+fn run_audit(
+    ws: &workspace::Workspace,
+    args: &cli::AuditArgs,
+    format: OutputFormat,
+) -> Result<Outcome, Failure> {
+    if let Some(glob) = &args.refresh_cache {
+        lockedit::invalidate(ws, glob)?;
+    }
+    if args.review_cache {
+        return review::run(ws);
+    }
+    let matcher = ws
+        .config
+        .matcher(args.paths.as_deref())
+        .map_err(|e| Failure::new(e.to_string()))?;
+    if args.offline {
+        offline::segment(ws, &matcher)?;
+    }
+    ws.warn_about_config();
+    if args.watch {
+        return watch::run(ws, matcher).map(|()| Outcome::Clean);
+    }
+    if args.fix {
+        fix::run(ws, &matcher, args.fix_unsegmented, args.quiet)?;
+    }
+    audit::run(ws, args, &matcher, format)
 }

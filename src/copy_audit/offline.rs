@@ -7,7 +7,7 @@
 //! reviewer can tell them from the agent's.
 
 use super::Failure;
-use super::lockfile_cmd::{edit, now_utc};
+use super::lockedit::{edit, now_utc};
 use super::workspace::Workspace;
 use crate::config::PathMatcher;
 use lockgraph_queries::copy::extract::{Format, extract};

@@ -3,7 +3,7 @@
 //! skip or quit. Each decision is written at once (atomically, under the lockfile's
 //! lock), so quitting halfway keeps what was accepted.
 
-use super::lockfile_cmd::edit;
+use super::lockedit::edit;
 use super::workspace::Workspace;
 use super::{Failure, Outcome};
 use lockgraph_queries::copy::lockfile::{self, Entry, Kind, SpanIndex};

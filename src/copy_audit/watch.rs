@@ -7,7 +7,7 @@
 //! differ, which re-runs the span filter of those files and not their rules.
 
 use super::Failure;
-use super::audit::engine_setup;
+use super::session::engine_setup;
 use super::workspace::Workspace;
 use crate::config::PathMatcher;
 use crate::fsutil::relative;
@@ -80,10 +80,7 @@ impl Session {
                 Ok(bytes) => session.track(path, bytes),
                 // One file deleted or replaced since the walk never ends the session: it is
                 // picked up by its next event, as any file created later is.
-                Err(e) => eprintln!(
-                    "warning: {path}: {}",
-                    crate::copy_audit::audit::unreadable(&e)
-                ),
+                Err(e) => eprintln!("warning: {path}: {}", super::session::unreadable(&e)),
             }
         }
         let all: Vec<String> = session.files.keys().cloned().collect();

@@ -54,7 +54,13 @@ impl Workspace {
             root,
             lock_path,
         };
-        super::journal::recover(&ws)?;
+        let display = ws.lock_display();
+        let lock = super::journal::LockAt {
+            path: &ws.lock_path,
+            display: &display,
+            read: || ws.read_lockfile(),
+        };
+        super::journal::recover(&ws.root, lock)?;
         Ok(ws)
     }
 

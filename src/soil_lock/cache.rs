@@ -300,7 +300,7 @@ impl SoilCache {
         if dirty.is_empty() && self.new_externals.is_none() {
             return;
         }
-        if let Err(e) = statcache::create_dir(&self.lockgraph, &self.dir) {
+        if let Err(e) = crate::fsutil::create_cache_dir(&self.lockgraph, &self.dir) {
             eprintln!("warning: .lockgraph/{DIR}: {e}; cache not saved");
             return;
         }

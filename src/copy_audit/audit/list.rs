@@ -5,9 +5,9 @@ use super::super::cache::{Caches, LockInfo, Stat};
 use super::super::cli::OutputFormat;
 use super::super::lockview::LockView;
 use super::super::report::{self, Unsegmented, UnsegmentedReport};
+use super::super::session::{Scanned, scan_one};
 use super::super::workspace::Workspace;
 use super::super::{Failure, Outcome};
-use super::scan::{Scanned, scan_one};
 use lockgraph_queries::copy::engine::EntryState;
 use rayon::prelude::*;
 

@@ -1,57 +1,37 @@
-//! The audit run: files in scope → (caches) → engine → report, `--fix`,
-//! `--list-unsegmented`, `--require-reviewed` and `--self-test`.
+//! The audit run: files in scope → (caches) → engine → report, `--list-unsegmented`,
+//! `--require-reviewed` and `--self-test`. What runs before it (`--refresh-cache`,
+//! `--offline`, `--fix`) or instead of it (`--review-cache`, `--watch`) is a command of its
+//! own, which `copy_audit::run` calls first.
 
-mod audited;
 mod list;
-mod pass;
-mod scan;
 mod self_test;
-mod setup;
 
-pub use audited::Audit;
-#[cfg(test)]
-pub use audited::Audited;
-pub use pass::audit;
-pub(crate) use scan::unreadable;
 pub use self_test::self_test;
-pub(super) use setup::engine_setup;
-pub use setup::rule_table;
 
 use super::cache::{Caches, Stat};
 use super::cli::{AuditArgs, OutputFormat};
 use super::lockview::LockView;
 use super::report::{self, AuditReport, ReviewStatus};
+use super::session::{Audit, audit};
 use super::workspace::Workspace;
-use super::{Failure, Outcome, fix};
+use super::{Failure, Outcome};
 use crate::config::PathMatcher;
 use crate::progress::Progress;
 use list::list_unsegmented;
 use lockgraph_queries::copy::engine::EntryState;
 
-pub fn run(ws: &Workspace, args: &AuditArgs, format: OutputFormat) -> Result<Outcome, Failure> {
-    if let Some(glob) = &args.refresh_cache {
-        super::lockfile_cmd::invalidate(ws, glob)?;
-    }
-    if args.review_cache {
-        return super::review::run(ws);
-    }
-    let matcher = ws
-        .config
-        .matcher(args.paths.as_deref())
-        .map_err(|e| Failure::new(e.to_string()))?;
-    if args.offline {
-        super::offline::segment(ws, &matcher)?;
-    }
-    ws.warn_about_config();
-    if args.watch {
-        return super::watch::run(ws, matcher).map(|()| Outcome::Clean);
-    }
+pub fn run(
+    ws: &Workspace,
+    args: &AuditArgs,
+    matcher: &PathMatcher,
+    format: OutputFormat,
+) -> Result<Outcome, Failure> {
     let Inputs {
         files,
         unnamed,
         caches,
         lock,
-    } = open_inputs(ws, args, &matcher)?;
+    } = open_inputs(ws, args, matcher)?;
     if args.list_unsegmented {
         return list_unsegmented(ws, &lock, &files, format, caches);
     }
@@ -98,10 +78,8 @@ struct Inputs<'a> {
     lock: LockView<'a>,
 }
 
-/// Walks the root and opens the caches and the lockfile, applying `--fix` on the way. The
-/// walk waits on the file system while the caches and the lockfile are decoded on the
-/// CPU: side by side. `--fix` may re-anchor the lockfile, so then it is opened after the
-/// fixes.
+/// Walks the root and opens the caches and the lockfile. The walk waits on the file
+/// system while the caches and the lockfile are decoded on the CPU: side by side.
 fn open_inputs<'a>(
     ws: &'a Workspace,
     args: &AuditArgs,
@@ -126,23 +104,14 @@ fn open_inputs<'a>(
             let Ok(mut caches) = caches else {
                 return (caches, None);
             };
-            let lock = (!args.fix).then(|| LockView::open(ws, caches.as_mut()));
-            (Ok(caches), lock)
+            let lock = LockView::open(ws, caches.as_mut());
+            (Ok(caches), Some(lock))
         },
     );
-    let mut caches = caches.map_err(|e| Failure::new(e.to_string()))?;
-    let super::workspace::InScope { mut files, unnamed } = files?;
+    let caches = caches.map_err(|e| Failure::new(e.to_string()))?;
+    let super::workspace::InScope { files, unnamed } = files?;
     drop(walk);
-    let lock = match lock {
-        Some(lock) => lock?,
-        None => {
-            fix::run(ws, &files, args.fix_unsegmented, args.quiet)?;
-            // The fixes changed files: the stats the walk took no longer describe them
-            // (the stat index and the lockfile summary notice by their own stats).
-            files = ws.scope(matcher, stat_walk)?.files;
-            LockView::open(ws, caches.as_mut())?
-        }
-    };
+    let lock = lock.expect("opened beside the walk")?;
     Ok(Inputs {
         files,
         unnamed,
@@ -166,7 +135,7 @@ fn print_verbose(ws: &Workspace, audit: &Audit) -> Result<(), Failure> {
     let parsed = ws.read_lockfile()?;
     for f in audit.files() {
         if let Some(entry) = parsed.files.get(&f.path) {
-            for p in super::lockfile_cmd::entry_problems(ws, &f.path, entry) {
+            for p in super::problems::entry_problems(ws, &f.path, entry) {
                 if p.kind == "coversNothing" {
                     eprintln!("warning: {}: {}", p.path, p.message);
                 }

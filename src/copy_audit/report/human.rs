@@ -1,7 +1,7 @@
 //! Human output: each file's errors and findings, a finding drawn on its source line with
 //! a caret, then the summary.
 
-use super::super::audit::Audit;
+use super::super::session::Audit;
 use super::super::workspace::Workspace;
 use super::json::AuditReport;
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};

@@ -1,7 +1,7 @@
 //! The JSON report's shape: the reference's keys in the reference's order, and what we add
 //! (what went wrong, the review gate), counted from an audit.
 
-use super::super::audit::Audit;
+use super::super::session::Audit;
 use lockgraph_queries::copy::engine::{EntryState, FindingRef};
 use lockgraph_queries::copy::rules::Severity;
 use rayon::prelude::*;

@@ -4,6 +4,7 @@
 mod github;
 mod human;
 mod json;
+mod sarif;
 mod stream;
 mod unsegmented;
 
@@ -11,8 +12,8 @@ pub use json::{AuditReport, ReviewStatus};
 pub use stream::print_json;
 pub use unsegmented::{Unsegmented, UnsegmentedReport, print_unsegmented};
 
-use super::audit::Audit;
 use super::cli::OutputFormat;
+use super::session::Audit;
 use super::workspace::Workspace;
 use github::print_github;
 use human::print_human;
@@ -24,7 +25,7 @@ pub fn print_audit(ws: &Workspace, summary: &AuditReport, audit: &Audit, format:
             print_audit_json(summary, audit).unwrap_or_else(|e| crate::output::failed(&e))
         }
         OutputFormat::Github => print_github(summary),
-        OutputFormat::Sarif => super::sarif::print(ws, summary, audit),
+        OutputFormat::Sarif => sarif::print(ws, summary, audit),
         OutputFormat::Human => print_human(ws, summary, audit),
     }
 }

@@ -3,9 +3,9 @@
 //! result with its region (UTF-16 columns, SARIF's default column kind, and ours) and its
 //! fix as a SARIF fix; files that could not be audited are tool notifications.
 
-use super::audit::Audit;
-use super::report::AuditReport;
-use super::workspace::Workspace;
+use super::super::session::{Audit, rule_table};
+use super::super::workspace::Workspace;
+use super::json::AuditReport;
 use lockgraph_queries::copy::engine::Finding;
 use lockgraph_queries::copy::rules::{Rule, Severity};
 use serde_json::{Value, json};
@@ -16,7 +16,7 @@ use std::sync::Arc;
 const ROOT: &str = "ROOT";
 
 pub fn print(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
-    let rules = match super::audit::rule_table(&ws.config) {
+    let rules = match rule_table(&ws.config) {
         Ok(table) => table.set.rules().to_vec(),
         Err(_) => Vec::new(),
     };

@@ -1,7 +1,7 @@
 //! JSON written to standard output as it is rendered rather than built first: any report
 //! through [`print_json`], and the audit's report with its findings rendered on every core.
 
-use super::super::audit::Audit;
+use super::super::session::Audit;
 use super::json::{AuditReport, JsonFinding, segmentation};
 use lockgraph_queries::copy::engine::FindingRef;
 use rayon::prelude::*;
@@ -181,7 +181,7 @@ impl serde_json::ser::Formatter for Indented {
 mod tests {
     use super::super::json::ReviewStatus;
     use super::*;
-    use crate::copy_audit::audit::Audited;
+    use crate::copy_audit::session::Audited;
     use lockgraph_queries::copy::engine::{EntryState, FileError, FileReport, Finding, SourceFix};
     use lockgraph_queries::copy::rules::Severity;
     use lockgraph_queries::hash::ContentHash;

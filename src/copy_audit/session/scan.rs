@@ -7,18 +7,18 @@ use lockgraph_queries::copy::engine::Source;
 use lockgraph_queries::hash::ContentHash;
 
 /// A file's stat and content hash, and its bytes if they had to be read for the hash.
-pub(super) struct Scanned {
-    pub(super) stat: Stat,
-    pub(super) hash: ContentHash,
-    pub(super) source: Option<Source>,
+pub(crate) struct Scanned {
+    pub(crate) stat: Stat,
+    pub(crate) hash: ContentHash,
+    pub(crate) source: Option<Source>,
     /// The hash was computed from the bytes this run (so the stat index learns it).
-    pub(super) read: bool,
+    pub(crate) read: bool,
 }
 
 /// Reads and hashes a file unless the stat index vouched for it (`known`, its hash, for
 /// the stat the walk took). An error is the file's own (it vanished or changed kind since
 /// the walk, or cannot be read): see [`unreadable`].
-pub(super) fn scan_one(
+pub(crate) fn scan_one(
     ws: &Workspace,
     path: &str,
     stat: Option<Stat>,

@@ -1,0 +1,16 @@
+//! What an audit computes, below every command that needs one: the engine's setup from
+//! the config, each file read and hashed once, and the pass that takes every file's report
+//! from the findings cache or the engine. The audit run, `--fix`, `--list-unsegmented`
+//! and the reports use it; `--watch` builds its database from the same setup.
+
+mod audited;
+mod pass;
+mod scan;
+mod setup;
+
+pub use audited::Audit;
+#[cfg(test)]
+pub use audited::Audited;
+pub use pass::audit;
+pub(crate) use scan::{Scanned, scan_one, unreadable};
+pub use setup::{engine_setup, rule_table};
