@@ -351,6 +351,7 @@ fn no_command_imports_another() {
         "offline",
         "review",
         "segment",
+        "server",
         "watch",
     ];
     let command = |m: &Module| {

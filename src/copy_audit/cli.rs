@@ -116,6 +116,9 @@ pub enum Command {
     /// Read and edit the lockfile.
     #[command(subcommand)]
     Lockfile(LockfileCommand),
+    /// Serve the Language Server Protocol on standard input and output: each open
+    /// document's findings as diagnostics, updated as it is edited.
+    Server,
 }
 
 #[derive(Debug, Subcommand)]

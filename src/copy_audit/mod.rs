@@ -13,6 +13,7 @@ mod problems;
 mod report;
 mod review;
 mod segment;
+pub mod server;
 mod session;
 pub mod watch;
 pub mod workspace;
@@ -68,6 +69,7 @@ fn run(cli: Cli) -> Result<Outcome, Failure> {
         Some(Command::Lockfile(LockfileCommand::Merge { base, ours, theirs })) => {
             lockfile_cmd::merge(&base, &ours, &theirs)
         }
+        Some(Command::Server) => server::run(cli.config.as_deref()),
         Some(Command::Lockfile(cmd)) => {
             let ws = workspace::Workspace::load(cli.config.as_deref(), lang)?;
             lockfile_cmd::run(&ws, cmd, format)

@@ -1,257 +1,12 @@
-//! `copy-audit --watch`: one salsa database kept alive across edits.
-//!
-//! File events (debounced) name the paths that changed; each is re-read, and its input is
-//! set only when its content hash moved (a setter always starts a new revision). Then only
-//! the touched files are re-reported — the queries of every other file are still valid —
-//! and the difference in findings is printed. A lockfile change re-sets the entries that
-//! differ, which re-runs the span filter of those files and not their rules.
+//! `copy-audit --watch`: the live session ([`Session`]) driven by file events, the
+//! difference in findings printed after each.
 
 use super::Failure;
-use super::session::engine_setup;
+pub use super::session::{Delta, Session};
 use super::workspace::Workspace;
 use crate::config::PathMatcher;
-use crate::fsutil::relative;
-use lockgraph_queries::copy::engine::{self, FileReport, Finding, Source, SourceFile};
-use lockgraph_queries::copy::extract::Format;
-use lockgraph_queries::copy::lockfile::Lockfile;
-use lockgraph_queries::db::{Database, ExecutionLog};
-use lockgraph_queries::hash::ContentHash;
-use rayon::prelude::*;
-use salsa::Setter;
-use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-struct WatchedFile {
-    input: SourceFile,
-    hash: ContentHash,
-}
-
-/// What one refresh changed in one file's findings.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Delta {
-    pub path: String,
-    pub added: Vec<Finding>,
-    pub removed: Vec<Finding>,
-    /// The file appeared (`Some(true)`) or disappeared (`Some(false)`).
-    pub created: Option<bool>,
-}
-
-pub struct Session {
-    db: Database,
-    log: Option<ExecutionLog>,
-    matcher: PathMatcher,
-    lock: Lockfile,
-    files: BTreeMap<String, WatchedFile>,
-    reports: BTreeMap<String, FileReport>,
-}
-
-impl Session {
-    /// Loads every file in scope into one long-lived database and audits it. With `log`,
-    /// the executed queries are recorded (tests and `--verbose`).
-    pub fn open(ws: &Workspace, matcher: PathMatcher, log: bool) -> Result<Session, Failure> {
-        let (db, log) = if log {
-            let (db, log) = Database::with_execution_log();
-            (db, Some(log))
-        } else {
-            (Database::default(), None)
-        };
-        let lock = ws.read_lockfile()?;
-        engine_setup(ws, lock.prompt_outdated())?.install(&db);
-        let mut session = Session {
-            db,
-            log,
-            matcher,
-            lock,
-            files: BTreeMap::new(),
-            reports: BTreeMap::new(),
-        };
-        let paths = ws.files_in_scope(&session.matcher)?;
-        let contents: Vec<(String, std::io::Result<Vec<u8>>)> = paths
-            .into_par_iter()
-            .map(|p| {
-                let bytes = crate::fsutil::read_regular(&ws.root.join(&p));
-                (p, bytes)
-            })
-            .collect();
-        for (path, bytes) in contents {
-            match bytes {
-                Ok(bytes) => session.track(path, bytes),
-                // One file deleted or replaced since the walk never ends the session: it is
-                // picked up by its next event, as any file created later is.
-                Err(e) => eprintln!("warning: {path}: {}", super::session::unreadable(&e)),
-            }
-        }
-        let all: Vec<String> = session.files.keys().cloned().collect();
-        session.report(&all);
-        Ok(session)
-    }
-
-    fn track(&mut self, path: String, bytes: Vec<u8>) {
-        let hash = ContentHash::of(&bytes);
-        let entry = self.lock.files.get(&path).cloned();
-        let input = SourceFile::new(
-            &self.db,
-            path.clone(),
-            Format::from_path(&path),
-            Source::new(bytes),
-            entry,
-            self.matcher.locale_for(&path).map(str::to_owned),
-        );
-        self.files.insert(path, WatchedFile { input, hash });
-    }
-
-    /// Re-reports `paths` (in parallel, each worker with its own database clone) and
-    /// returns the per-file differences.
-    fn report(&mut self, paths: &[String]) -> Vec<Delta> {
-        let inputs: Vec<(String, SourceFile)> = paths
-            .iter()
-            .filter_map(|p| self.files.get(p).map(|t| (p.clone(), t.input)))
-            .collect();
-        let fresh: Vec<(String, FileReport)> = inputs
-            .par_iter()
-            .map_with(self.db.clone(), |db, (p, f)| {
-                (p.clone(), engine::report(db, *f).clone())
-            })
-            .collect();
-        let mut deltas = Vec::new();
-        for (path, report) in fresh {
-            let old = self.reports.insert(path.clone(), report);
-            let new = &self.reports[&path];
-            let before = old
-                .as_ref()
-                .map(|r| r.findings.to_vec())
-                .unwrap_or_default();
-            let after = new.findings.to_vec();
-            // Byte offsets shift under every edit; what a reader sees is the position.
-            let seen = |f: &Finding, among: &[Finding]| among.iter().any(|g| same_place(f, g));
-            let added: Vec<Finding> = after
-                .iter()
-                .filter(|f| !seen(f, &before))
-                .cloned()
-                .collect();
-            let removed: Vec<Finding> = before
-                .iter()
-                .filter(|f| !seen(f, &after))
-                .cloned()
-                .collect();
-            if !added.is_empty() || !removed.is_empty() {
-                deltas.push(Delta {
-                    path,
-                    added,
-                    removed,
-                    created: None,
-                });
-            }
-        }
-        deltas
-    }
-
-    /// Takes in the changes to `touched` (absolute paths from file events).
-    pub fn refresh(&mut self, ws: &Workspace, touched: &[PathBuf]) -> Result<Vec<Delta>, Failure> {
-        let mut rerun = Vec::new();
-        let mut deltas = Vec::new();
-        let mut lock_changed = false;
-        for abs in touched {
-            let Some(rel) = rel_of(&ws.root, abs) else {
-                continue;
-            };
-            if rel == ws.config.cache_path {
-                lock_changed = true;
-                continue;
-            }
-            if !self.matcher.is_included(&rel) {
-                continue;
-            }
-            match crate::fsutil::read_regular(abs) {
-                Ok(bytes) => match self.files.get(&rel) {
-                    Some(t) if t.hash == ContentHash::of(&bytes) => {}
-                    Some(t) => {
-                        let input = t.input;
-                        let hash = ContentHash::of(&bytes);
-                        input.set_source(&mut self.db).to(Source::new(bytes));
-                        self.files.get_mut(&rel).expect("tracked").hash = hash;
-                        rerun.push(rel);
-                    }
-                    None => {
-                        self.track(rel.clone(), bytes);
-                        rerun.push(rel.clone());
-                        deltas.push(Delta {
-                            path: rel,
-                            added: Vec::new(),
-                            removed: Vec::new(),
-                            created: Some(true),
-                        });
-                    }
-                },
-                Err(_) if self.files.contains_key(&rel) && !abs.exists() => {
-                    self.files.remove(&rel);
-                    let old = self.reports.remove(&rel);
-                    deltas.push(Delta {
-                        path: rel,
-                        added: Vec::new(),
-                        removed: old.map(|r| r.findings.to_vec()).unwrap_or_default(),
-                        created: Some(false),
-                    });
-                }
-                Err(_) => {}
-            }
-        }
-        if lock_changed {
-            self.lock = ws.read_lockfile()?;
-            for (path, t) in &self.files {
-                let entry = self.lock.files.get(path);
-                if t.input.entry(&self.db).as_ref() != entry {
-                    t.input.set_entry(&mut self.db).to(entry.cloned());
-                    rerun.push(path.clone());
-                }
-            }
-        }
-        rerun.sort();
-        rerun.dedup();
-        let mut changed = self.report(&rerun);
-        // A new file's findings are all additions; say so once, with the creation.
-        for d in &mut deltas {
-            if let Some(pos) = changed.iter().position(|c| c.path == d.path) {
-                d.added = changed.remove(pos).added;
-            }
-        }
-        deltas.extend(changed);
-        deltas.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(deltas)
-    }
-
-    /// The queries executed since the last call (when opened with a log).
-    pub fn executed(&self) -> Vec<lockgraph_queries::db::Executed> {
-        self.log
-            .as_ref()
-            .map(|l| l.take(&self.db))
-            .unwrap_or_default()
-    }
-
-    pub fn input(&self, path: &str) -> Option<SourceFile> {
-        self.files.get(path).map(|t| t.input)
-    }
-
-    pub fn findings(&self) -> usize {
-        self.reports.values().map(|r| r.findings.len()).sum()
-    }
-}
-
-/// The root-relative path of an event's `abs`.
-fn rel_of(root: &Path, abs: &Path) -> Option<String> {
-    relative(root, abs).or_else(|| {
-        // Events may carry the un-canonicalised path of the root.
-        fs::canonicalize(abs.parent()?)
-            .ok()
-            .and_then(|d| relative(root, &d.join(abs.file_name()?)))
-    })
-}
-
-fn same_place(a: &Finding, b: &Finding) -> bool {
-    (&a.rule_id, a.line, a.column, &a.message) == (&b.rule_id, b.line, b.column, &b.message)
-}
 
 fn print_deltas(deltas: &[Delta], elapsed: Duration) {
     for d in deltas {
@@ -295,7 +50,7 @@ pub fn run(ws: &Workspace, matcher: PathMatcher) -> Result<(), Failure> {
     println!(
         "watching {} ({} files, {} findings, loaded in {:.0} ms); Ctrl-C to stop",
         ws.root.display(),
-        session.files.len(),
+        session.len(),
         session.findings(),
         started.elapsed().as_secs_f64() * 1e3
     );
@@ -312,8 +67,8 @@ impl crate::watch::Session for Watching<'_> {
     /// The files in scope and the lockfile: the walk's own filter, so a log or a build
     /// written beside the prose costs nothing.
     fn wants(&self, path: &Path) -> bool {
-        rel_of(&self.ws.root, path).is_some_and(|rel| {
-            rel == self.ws.config.cache_path || self.session.matcher.is_included(&rel)
+        super::session::rel_of(&self.ws.root, path).is_some_and(|rel| {
+            rel == self.ws.config.cache_path || self.session.matcher().is_included(&rel)
         })
     }
 

@@ -1,9 +1,11 @@
 //! What an audit computes, below every command that needs one: the engine's setup from
 //! the config, each file read and hashed once, and the pass that takes every file's report
 //! from the findings cache or the engine. The audit run, `--fix`, `--list-unsegmented`
-//! and the reports use it; `--watch` builds its database from the same setup.
+//! and the reports use it; `--watch` and the language server keep a [`Session`]: the same
+//! setup in a database that lives across edits.
 
 mod audited;
+mod live;
 mod pass;
 mod scan;
 mod setup;
@@ -11,6 +13,7 @@ mod setup;
 pub use audited::Audit;
 #[cfg(test)]
 pub use audited::Audited;
+pub use live::{Delta, Session, rel_of};
 pub use pass::audit;
-pub(crate) use scan::{Scanned, scan_one, unreadable};
-pub use setup::{engine_setup, rule_table};
+pub(crate) use scan::{Scanned, scan_one};
+pub use setup::rule_table;

@@ -1,0 +1,431 @@
+//! `copy-audit server`: the Language Server Protocol over standard input and output.
+//!
+//! One live [`Session`] per workspace root (each workspace folder with a
+//! `.copy-editor.yaml`, or the one `--config` names) holds the open documents' unsaved text
+//! as inputs, so a keystroke re-runs only what it reaches. Diagnostics are the CLI's
+//! findings for the same bytes, lockfile and config: the rule id as `code`, a link to the
+//! rule's section of `docs/rules.md`, the severity, and whether the spans that filtered
+//! them are the lockfile's (`cached`) or the structural segmenter's (`provisional`).
+//!
+//! Messages are taken in batches: everything the client has sent by the time one
+//! arrives is applied first, then each changed document is audited once, at its latest
+//! version, and its diagnostics are published tagged with that version. A document
+//! outside every root's scope gets no diagnostics. A malformed message is answered with
+//! an error (a request) or noted on stderr (a notification); the server keeps serving.
+//!
+//! Built on `lsp-server` (synchronous, as the engine is): no async runtime.
+
+use super::session::Session;
+use super::workspace::Workspace;
+use super::{Failure, Outcome};
+use lockgraph_queries::copy::engine::{EntryState, FileReport, Finding};
+use lockgraph_queries::copy::rules::Severity;
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument,
+    Notification as LspNotification, PublishDiagnostics,
+};
+use lsp_types::{
+    CodeDescription, Diagnostic, DiagnosticSeverity, InitializeParams, NumberOrString, Position,
+    PositionEncodingKind, PublishDiagnosticsParams, Range, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, Uri,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// Serves on standard input and output until the client shuts the server down.
+pub fn run(config: Option<&Path>) -> Result<Outcome, Failure> {
+    let (connection, io) = Connection::stdio();
+    serve(connection, config)?;
+    io.join()
+        .map_err(|e| Failure::new(format!("server I/O: {e}")))?;
+    Ok(Outcome::Clean)
+}
+
+/// Serves one client on `connection` (standard I/O, or an in-memory pair in tests).
+pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failure> {
+    let protocol = |e: lsp_server::ProtocolError| Failure::new(format!("server: {e}"));
+    let (id, params) = connection.initialize_start().map_err(protocol)?;
+    let params: InitializeParams = serde_json::from_value(params)
+        .map_err(|e| Failure::new(format!("server: initialize: {e}")))?;
+    let encoding = Encoding::negotiate(&params);
+    let capabilities = ServerCapabilities {
+        position_encoding: Some(encoding.kind()),
+        text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
+        ..ServerCapabilities::default()
+    };
+    let info = ServerInfo {
+        name: "copy-audit".to_owned(),
+        version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+    };
+    let result = serde_json::json!({ "capabilities": capabilities, "serverInfo": info });
+    connection.initialize_finish(id, result).map_err(protocol)?;
+    let mut server = Server {
+        roots: open_roots(&params, config),
+        docs: BTreeMap::new(),
+        encoding,
+    };
+    loop {
+        let Ok(first) = connection.receiver.recv() else {
+            return Ok(()); // the client went away
+        };
+        let batch: Vec<Message> = std::iter::once(first)
+            .chain(connection.receiver.try_iter())
+            .collect();
+        let mut changed = BTreeSet::new();
+        for message in batch {
+            match message {
+                Message::Request(request) => {
+                    if connection.handle_shutdown(&request).map_err(protocol)? {
+                        return Ok(());
+                    }
+                    let response = server.request(request);
+                    send(&connection, Message::Response(response))?;
+                }
+                Message::Notification(n) => {
+                    if let Some(uri) = server.notification(n) {
+                        changed.insert(uri);
+                    }
+                }
+                Message::Response(_) => {}
+            }
+        }
+        for uri in changed {
+            let params = server.diagnostics(&uri);
+            let note = Notification::new(PublishDiagnostics::METHOD.to_owned(), params);
+            send(&connection, Message::Notification(note))?;
+        }
+    }
+}
+
+fn send(connection: &Connection, message: Message) -> Result<(), Failure> {
+    connection
+        .sender
+        .send(message)
+        .map_err(|e| Failure::new(format!("server: the client went away: {e}")))
+}
+
+/// A workspace root and its live session.
+struct Root {
+    ws: Workspace,
+    session: Session,
+}
+
+/// An open document: the client's name for it, its latest version and text, and the
+/// root and root-relative path it is audited under (none: out of every scope).
+struct Doc {
+    uri: Uri,
+    version: i32,
+    text: String,
+    place: Option<(usize, String)>,
+}
+
+struct Server {
+    roots: Vec<Root>,
+    docs: BTreeMap<String, Doc>,
+    encoding: Encoding,
+}
+
+impl Server {
+    /// Answers a request the server does not serve (yet) as the protocol asks.
+    fn request(&mut self, request: Request) -> Response {
+        Response::new_err(
+            request.id,
+            ErrorCode::MethodNotFound as i32,
+            format!("copy-audit does not serve {}", request.method),
+        )
+    }
+
+    /// Applies a notification; the document whose diagnostics it changes, if any.
+    fn notification(&mut self, n: Notification) -> Option<String> {
+        let method = n.method.clone();
+        let applied = match method.as_str() {
+            DidOpenTextDocument::METHOD => params::<DidOpenTextDocument>(n).map(|p| {
+                let doc = p.text_document;
+                self.set(doc.uri, doc.version, doc.text)
+            }),
+            DidChangeTextDocument::METHOD => params::<DidChangeTextDocument>(n).map(|p| {
+                // Full sync: the last change holds the whole text.
+                let text = p.content_changes.into_iter().last().map(|c| c.text);
+                text.map(|t| self.set(p.text_document.uri, p.text_document.version, t))
+                    .unwrap_or_default()
+            }),
+            DidCloseTextDocument::METHOD => params::<DidCloseTextDocument>(n).map(|p| {
+                self.close(&p.text_document.uri);
+                // Cleared: an editor keeps a closed file's diagnostics otherwise.
+                Some(p.text_document.uri.as_str().to_owned())
+            }),
+            _ => Ok(None),
+        };
+        applied.unwrap_or_else(|e| {
+            eprintln!("copy-audit server: {method}: {e}");
+            None
+        })
+    }
+
+    /// Takes in a document's new text; its key when the server audits it.
+    fn set(&mut self, uri: Uri, version: i32, text: String) -> Option<String> {
+        let key = uri.as_str().to_owned();
+        let place = self.place(&uri);
+        if let Some((root, rel)) = &place {
+            let session = &mut self.roots[*root].session;
+            session.set_text(rel, text.as_bytes().to_vec());
+        }
+        self.docs.insert(
+            key.clone(),
+            Doc {
+                uri,
+                version,
+                text,
+                place,
+            },
+        );
+        // A document out of every scope still gets its (empty) diagnostics once.
+        Some(key)
+    }
+
+    fn close(&mut self, uri: &Uri) {
+        if let Some(Doc {
+            place: Some((root, rel)),
+            ..
+        }) = self.docs.remove(uri.as_str())
+        {
+            self.roots[root].session.forget(&rel);
+        }
+    }
+
+    /// The root a document is audited under, and its path there: the first root whose
+    /// directory holds it and whose config takes it in.
+    fn place(&self, uri: &Uri) -> Option<(usize, String)> {
+        let path = file_path(uri)?;
+        self.roots.iter().enumerate().find_map(|(i, root)| {
+            let rel = crate::fsutil::relative(&root.ws.root, &path)?;
+            root.session.matcher().is_included(&rel).then_some((i, rel))
+        })
+    }
+
+    /// The diagnostics of the document `key` at its latest version (none once closed).
+    fn diagnostics(&mut self, key: &str) -> PublishDiagnosticsParams {
+        let Some(doc) = self.docs.get(key) else {
+            let uri = Uri::from_str(key).expect("a key is a URI the client sent");
+            return PublishDiagnosticsParams::new(uri, Vec::new(), None);
+        };
+        let diagnostics = match &doc.place {
+            Some((root, rel)) => {
+                let report = self.roots[*root].session.report_of(rel);
+                report.map_or_else(Vec::new, |r| to_diagnostics(r, &doc.text, self.encoding))
+            }
+            None => Vec::new(),
+        };
+        PublishDiagnosticsParams::new(doc.uri.clone(), diagnostics, Some(doc.version))
+    }
+}
+
+/// A notification's parameters, or why they do not parse.
+fn params<N: LspNotification>(n: Notification) -> Result<N::Params, String> {
+    serde_json::from_value(n.params).map_err(|e| e.to_string())
+}
+
+/// The roots to serve: the one `config` names, else each workspace folder (or the root
+/// URI) whose top holds a `.copy-editor.yaml`. A root whose config does not load is named
+/// on stderr and left out.
+fn open_roots(params: &InitializeParams, config: Option<&Path>) -> Vec<Root> {
+    let configs: Vec<Option<PathBuf>> = match config {
+        Some(c) => vec![Some(c.to_owned())],
+        None => {
+            #[allow(deprecated)] // `rootUri` is what older clients send
+            let folders: Vec<Uri> = match &params.workspace_folders {
+                Some(f) => f.iter().map(|f| f.uri.clone()).collect(),
+                None => params.root_uri.iter().cloned().collect(),
+            };
+            folders
+                .iter()
+                .filter_map(file_path)
+                .map(|dir| dir.join(".copy-editor.yaml"))
+                .filter(|c| c.is_file())
+                .map(Some)
+                .collect()
+        }
+    };
+    let mut roots = Vec::new();
+    for config in configs {
+        let opened = Workspace::load(config.as_deref(), None).and_then(|ws| {
+            let matcher = ws
+                .config
+                .matcher(None)
+                .map_err(|e| Failure::new(e.to_string()))?;
+            let session = Session::empty(&ws, matcher, false)?;
+            Ok(Root { ws, session })
+        });
+        match opened {
+            Ok(root) => roots.push(root),
+            Err(e) => eprintln!("copy-audit server: {}", e.message),
+        }
+    }
+    roots
+}
+
+/// The local path of a `file:` URI, percent-decoded.
+fn file_path(uri: &Uri) -> Option<PathBuf> {
+    let rest = uri.as_str().strip_prefix("file://")?;
+    // `file:///home/…`; a host (`file://server/…`) is not a local file.
+    let path = rest.strip_prefix('/').map(|p| format!("/{p}"))?;
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied(),
+            bytes.get(i + 2).copied(),
+        ) {
+            (b'%', Some(h), Some(l)) if hex(h).is_some() && hex(l).is_some() => {
+                out.push((hex(h)? * 16 + hex(l)?) as u8);
+                i += 3;
+            }
+            (b'?' | b'#', _, _) => break,
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    use std::os::unix::ffi::OsStringExt;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
+}
+
+/// How the client counts a position's character: UTF-16 code units unless it prefers
+/// UTF-8 bytes or UTF-32 characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Encoding {
+    Utf8,
+    Utf16,
+    Utf32,
+}
+
+impl Encoding {
+    /// The first of the client's encodings, in its order of preference, that the server
+    /// speaks; UTF-16, the protocol's default, if none.
+    fn negotiate(params: &InitializeParams) -> Encoding {
+        let offered = params
+            .capabilities
+            .general
+            .as_ref()
+            .and_then(|g| g.position_encodings.as_ref());
+        offered
+            .into_iter()
+            .flatten()
+            .find_map(|kind| match kind.as_str() {
+                "utf-8" => Some(Encoding::Utf8),
+                "utf-16" => Some(Encoding::Utf16),
+                "utf-32" => Some(Encoding::Utf32),
+                _ => None,
+            })
+            .unwrap_or(Encoding::Utf16)
+    }
+
+    fn kind(self) -> PositionEncodingKind {
+        match self {
+            Encoding::Utf8 => PositionEncodingKind::UTF8,
+            Encoding::Utf16 => PositionEncodingKind::UTF16,
+            Encoding::Utf32 => PositionEncodingKind::UTF32,
+        }
+    }
+}
+
+/// Where each line of a text starts (byte offsets).
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+        .collect()
+}
+
+/// The position of 1-based `line` and 1-based UTF-16 `column` (the CLI's coordinates) in
+/// `encoding`.
+fn position(text: &str, starts: &[usize], line: u32, column: u32, encoding: Encoding) -> Position {
+    let row = line.saturating_sub(1);
+    let utf16 = column.saturating_sub(1);
+    let character = match encoding {
+        Encoding::Utf16 => utf16,
+        Encoding::Utf8 | Encoding::Utf32 => {
+            let start = starts.get(row as usize).copied().unwrap_or(text.len());
+            let end = starts.get(row as usize + 1).copied().unwrap_or(text.len());
+            let (mut units, mut out) = (0, 0);
+            for c in text[start..end].chars() {
+                if units >= utf16 {
+                    break;
+                }
+                units += c.len_utf16() as u32;
+                out += match encoding {
+                    Encoding::Utf8 => c.len_utf8() as u32,
+                    _ => 1,
+                };
+            }
+            out
+        }
+    };
+    Position::new(row, character)
+}
+
+/// A report's findings as diagnostics on `text`, the bytes they were found in.
+fn to_diagnostics(report: &FileReport, text: &str, encoding: Encoding) -> Vec<Diagnostic> {
+    let starts = line_starts(text);
+    let segmentation = match report.state {
+        EntryState::Fresh | EntryState::PromptOutdated => "cached",
+        EntryState::Missing | EntryState::Stale => "provisional",
+    };
+    report
+        .findings
+        .iter()
+        .map(|f| to_diagnostic(&f, text, &starts, encoding, segmentation))
+        .collect()
+}
+
+fn to_diagnostic(
+    f: &Finding,
+    text: &str,
+    starts: &[usize],
+    encoding: Encoding,
+    segmentation: &str,
+) -> Diagnostic {
+    let start = position(text, starts, f.line, f.column, encoding);
+    let end = position(text, starts, f.end.line, f.end.column, encoding);
+    Diagnostic {
+        range: Range::new(start, end.max(start)),
+        severity: Some(match f.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+            Severity::Info => DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(NumberOrString::String(f.rule_id.to_string())),
+        code_description: rule_link(&f.rule_id).map(|href| CodeDescription { href }),
+        source: Some("copy-audit".to_owned()),
+        message: f.message.to_string(),
+        related_information: None,
+        tags: None,
+        data: Some(serde_json::json!({ "segmentation": segmentation })),
+    }
+}
+
+/// The rule's section of `docs/rules.md`, for a rule documented there (the built-in
+/// ones; a config's own rules have no section).
+fn rule_link(id: &str) -> Option<Uri> {
+    static DOCUMENTED: std::sync::OnceLock<BTreeSet<String>> = std::sync::OnceLock::new();
+    let documented = DOCUMENTED.get_or_init(|| {
+        include_str!("../../docs/rules.md")
+            .lines()
+            .filter_map(|l| l.strip_prefix("## `")?.strip_suffix('`').map(str::to_owned))
+            .collect()
+    });
+    if !documented.contains(id) {
+        return None;
+    }
+    let href = format!(
+        "{}/blob/main/docs/rules.md#{}",
+        env!("CARGO_PKG_REPOSITORY"),
+        id.to_ascii_lowercase()
+    );
+    Uri::from_str(&href).ok()
+}
