@@ -310,30 +310,42 @@ fn a_malformed_message_gets_an_error_and_the_server_keeps_serving() {
     client.stop();
 }
 
+/// A writable copy of each shared real tree with the files in scope of its config; none
+/// (and a line saying so) where `../shared/` is absent.
+fn real_trees() -> Vec<(&'static str, Tree, Vec<String>)> {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/harness-lab");
+    if !shared.exists() {
+        eprintln!("skipped: {} is missing", shared.display());
+        return Vec::new();
+    }
+    ["58cfea7", "b14f4c7", "ff85c84"]
+        .into_iter()
+        .map(|commit| {
+            let tree = Tree::copy_of_dir(&shared.join(commit));
+            let ws = lockgraph::copy_audit::workspace::Workspace::load(
+                Some(&tree.path(".copy-editor.yaml")),
+                None,
+            )
+            .unwrap();
+            let files = ws
+                .files_in_scope(&ws.config.matcher(None).unwrap())
+                .unwrap();
+            assert!(files.len() > 10, "{commit}: {} files", files.len());
+            (commit, tree, files)
+        })
+        .collect()
+}
+
 /// On the real files: every file in scope of each shared tree, opened, gets exactly the
 /// CLI's findings.
 #[test]
 fn every_real_file_gets_the_clis_findings() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/harness-lab");
-    if !shared.exists() {
-        eprintln!("skipped: {} is missing", shared.display());
-        return;
-    }
+    let trees = real_trees();
     let mut compared = 0;
-    for commit in ["58cfea7", "b14f4c7", "ff85c84"] {
-        let tree = Tree::copy_of_dir(&shared.join(commit));
+    for (commit, tree, files) in &trees {
         let cli = cli_findings(tree.dir.path());
-        let ws = lockgraph::copy_audit::workspace::Workspace::load(
-            Some(&tree.path(".copy-editor.yaml")),
-            None,
-        )
-        .unwrap();
-        let files = ws
-            .files_in_scope(&ws.config.matcher(None).unwrap())
-            .unwrap();
-        assert!(files.len() > 10, "{commit}: {} files", files.len());
         let client = Client::start(tree.dir.path(), &[]);
-        for rel in &files {
+        for rel in files {
             let doc = uri(&tree.path(rel));
             client.open(&doc, 1, &tree.read(rel));
             let published = client.diagnostics(&doc);
@@ -343,5 +355,138 @@ fn every_real_file_gets_the_clis_findings() {
         }
         client.stop();
     }
-    assert!(compared > 100, "{compared} findings compared");
+    assert!(
+        trees.is_empty() || compared > 100,
+        "{compared} findings compared"
+    );
+}
+
+impl Client {
+    /// The code actions for the whole of `uri` (`only`: the kinds asked for).
+    fn code_actions(&mut self, uri: &str, only: Option<&[&str]>) -> Vec<Value> {
+        let mut context = json!({ "diagnostics": [] });
+        if let Some(only) = only {
+            context["only"] = json!(only);
+        }
+        let answer = self.request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": { "uri": uri },
+                "range": { "start": { "line": 0, "character": 0 },
+                           "end": { "line": 100000, "character": 0 } },
+                "context": context,
+            }),
+        );
+        answer.response_result.unwrap().as_array().unwrap().clone()
+    }
+}
+
+/// `text` with a code action's edits of `uri` applied (UTF-16 positions).
+fn applied(text: &str, uri: &str, action: &Value) -> String {
+    let mut edits: Vec<&Value> = action["edit"]["changes"][uri]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    let offset = |p: &Value| {
+        let (line, character) = (
+            p["line"].as_u64().unwrap() as usize,
+            p["character"].as_u64().unwrap() as usize,
+        );
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        let rest = &text[start..];
+        let mut units = 0;
+        let mut at = 0;
+        for c in rest.chars() {
+            if units >= character || c == '\n' {
+                break;
+            }
+            units += c.len_utf16();
+            at += c.len_utf8();
+        }
+        start + at
+    };
+    edits.sort_by_key(|e| std::cmp::Reverse(offset(&e["range"]["start"])));
+    let mut out = text.to_owned();
+    for e in edits {
+        let (a, b) = (offset(&e["range"]["start"]), offset(&e["range"]["end"]));
+        out.replace_range(a..b, e["newText"].as_str().unwrap());
+    }
+    out
+}
+
+#[test]
+fn quick_fixes_and_fix_all_write_what_fix_writes() {
+    let tree = Tree::copy_of("copy");
+    let mut client = Client::start(tree.dir.path(), &[]);
+    assert_eq!(
+        client.capabilities["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix", "source.fixAll.copy-audit"])
+    );
+    let doc = uri(&tree.path(UVOD));
+    let text = tree.read(UVOD);
+    client.open(&doc, 1, &text);
+    let published = client.diagnostics(&doc);
+    let quick = client.code_actions(&doc, Some(&["quickfix"]));
+    let fixable = published["diagnostics"].as_array().unwrap().len();
+    assert!(
+        !quick.is_empty() && quick.len() <= fixable,
+        "{} of {fixable}",
+        quick.len()
+    );
+    for action in &quick {
+        assert_eq!(action["kind"], "quickfix");
+        let one = applied(&text, &doc, action);
+        assert_ne!(one, text);
+        assert!(one.len().abs_diff(text.len()) <= 8, "{action}");
+    }
+    let all = client.code_actions(&doc, Some(&["source.fixAll"]));
+    assert_eq!(all.len(), 1, "{all:?}");
+    let fixed = applied(&text, &doc, &all[0]);
+    tree.copy_audit()
+        .args(["--fix", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(fixed, tree.read(UVOD), "fix all is what --fix writes");
+
+    // An unsaved edit leaves the entry stale: no fixes until it is segmented again.
+    client.change(&doc, 2, &format!("{text}\nNová věta ... zde.\n"));
+    client.diagnostics(&doc);
+    assert!(client.code_actions(&doc, None).is_empty());
+    client.stop();
+}
+
+/// On the real files: for every file in scope of each shared tree, "fix all" (or no
+/// action) leaves exactly the bytes `copy-audit --fix` writes.
+#[test]
+fn fix_all_is_fix_on_every_real_file() {
+    let trees = real_trees();
+    let mut fixed_files = 0;
+    for (commit, tree, files) in &trees {
+        let fixed = Tree::copy_of_dir(tree.dir.path());
+        fixed
+            .copy_audit()
+            .args(["--fix", "--quiet"])
+            .output()
+            .unwrap();
+        let mut client = Client::start(tree.dir.path(), &[]);
+        for rel in files {
+            let doc = uri(&tree.path(rel));
+            let text = tree.read(rel);
+            client.open(&doc, 1, &text);
+            client.diagnostics(&doc);
+            let all = client.code_actions(&doc, Some(&["source.fixAll.copy-audit"]));
+            let after = all
+                .first()
+                .map_or(text.clone(), |a| applied(&text, &doc, a));
+            assert_eq!(after, fixed.read(rel), "{commit}: {rel}");
+            fixed_files += usize::from(after != text);
+        }
+        client.stop();
+    }
+    assert!(
+        trees.is_empty() || fixed_files > 0,
+        "no real file had a fix"
+    );
+    eprintln!("{fixed_files} real files fixed alike");
 }

@@ -15,24 +15,31 @@
 //!
 //! Built on `lsp-server` (synchronous, as the engine is): no async runtime.
 
+use super::report::segmentation;
 use super::session::Session;
 use super::workspace::Workspace;
 use super::{Failure, Outcome};
-use lockgraph_queries::copy::engine::{EntryState, FileReport, Finding};
+use lockgraph_queries::copy::engine::{FileReport, Finding};
 use lockgraph_queries::copy::rules::Severity;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument,
     Notification as LspNotification, PublishDiagnostics,
 };
+use lsp_types::request::{CodeActionRequest, Request as LspRequest};
 use lsp_types::{
-    CodeDescription, Diagnostic, DiagnosticSeverity, InitializeParams, NumberOrString, Position,
-    PositionEncodingKind, PublishDiagnosticsParams, Range, ServerCapabilities, ServerInfo,
-    TextDocumentSyncCapability, TextDocumentSyncKind, Uri,
+    CodeAction, CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams,
+    CodeActionProviderCapability, CodeDescription, Diagnostic, DiagnosticSeverity,
+    InitializeParams, NumberOrString, Position, PositionEncodingKind, PublishDiagnosticsParams,
+    Range, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextEdit, Uri, WorkspaceEdit,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+
+/// The code action kind of "fix all", under `source.fixAll` as editors run it on save.
+const FIX_ALL: &str = "source.fixAll.copy-audit";
 
 /// Serves on standard input and output until the client shuts the server down.
 pub fn run(config: Option<&Path>) -> Result<Outcome, Failure> {
@@ -53,6 +60,10 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
     let capabilities = ServerCapabilities {
         position_encoding: Some(encoding.kind()),
         text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, FIX_ALL.into()]),
+            ..CodeActionOptions::default()
+        })),
         ..ServerCapabilities::default()
     };
     let info = ServerInfo {
@@ -128,13 +139,109 @@ struct Server {
 }
 
 impl Server {
-    /// Answers a request the server does not serve (yet) as the protocol asks.
+    /// Answers a request: code actions; an error for malformed parameters or a method
+    /// the server does not serve.
     fn request(&mut self, request: Request) -> Response {
-        Response::new_err(
-            request.id,
-            ErrorCode::MethodNotFound as i32,
-            format!("copy-audit does not serve {}", request.method),
-        )
+        let Request { id, method, params } = request;
+        let answer = match method.as_str() {
+            CodeActionRequest::METHOD => serde_json::from_value::<CodeActionParams>(params)
+                .map(|p| serde_json::to_value(self.code_actions(&p)).expect("actions serialise")),
+            _ => {
+                let message = format!("copy-audit does not serve {method}");
+                return Response::new_err(id, ErrorCode::MethodNotFound as i32, message);
+            }
+        };
+        match answer {
+            Ok(result) => Response::new_ok(id, result),
+            Err(e) => Response::new_err(
+                id,
+                ErrorCode::InvalidParams as i32,
+                format!("{method}: {e}"),
+            ),
+        }
+    }
+
+    /// The fixes of the findings in the requested range, each a quick fix, and "fix all":
+    /// every fix of the document as `--fix` would apply them. Offered only where `--fix`
+    /// applies them: a document whose lockfile entry is fresh (its spans say which text is
+    /// which language; an edit makes it stale until the file is segmented again).
+    fn code_actions(&mut self, p: &CodeActionParams) -> Vec<CodeActionOrCommand> {
+        let Some(doc) = self.docs.get(p.text_document.uri.as_str()) else {
+            return Vec::new();
+        };
+        let Some((root, rel)) = &doc.place else {
+            return Vec::new();
+        };
+        let wants = |kind: &CodeActionKind| {
+            p.context.only.as_ref().is_none_or(|only| {
+                only.iter().any(|o| {
+                    kind.as_str() == o.as_str()
+                        || kind.as_str().starts_with(&format!("{}.", o.as_str()))
+                })
+            })
+        };
+        let session = &mut self.roots[*root].session;
+        let Some(report) = session.report_of(rel) else {
+            return Vec::new();
+        };
+        if !report.state.has_usable_spans() {
+            return Vec::new();
+        }
+        let starts = line_starts(&doc.text);
+        let segmentation = segmentation(report.state);
+        let mut actions = Vec::new();
+        if wants(&CodeActionKind::QUICKFIX) {
+            for f in report.findings.iter() {
+                let Some(fix) = &f.fix else { continue };
+                let diagnostic = to_diagnostic(&f, &doc.text, &starts, self.encoding, segmentation);
+                let r = diagnostic.range;
+                if r.end < p.range.start || r.start > p.range.end {
+                    continue;
+                }
+                let range = Range::new(
+                    position(
+                        &doc.text,
+                        &starts,
+                        fix.start.line,
+                        fix.start.column,
+                        self.encoding,
+                    ),
+                    position(
+                        &doc.text,
+                        &starts,
+                        fix.end.line,
+                        fix.end.column,
+                        self.encoding,
+                    ),
+                );
+                let old = doc.text.get(fix.range.clone()).unwrap_or_default();
+                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: format!("{}: “{old}” → “{}”", f.rule_id, fix.replacement),
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![diagnostic]),
+                    edit: Some(edit(&doc.uri, range, fix.replacement.to_string())),
+                    is_preferred: Some(true),
+                    ..CodeAction::default()
+                }));
+            }
+        }
+        let fix_all = CodeActionKind::from(FIX_ALL);
+        if wants(&fix_all) {
+            let fixed = session.fix_all(rel, &doc.text);
+            if fixed.text != doc.text {
+                let whole = Range::new(
+                    Position::new(0, 0),
+                    end_of(&doc.text, &starts, self.encoding),
+                );
+                actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: format!("copy-audit: fix all ({} fixes)", fixed.count),
+                    kind: Some(fix_all),
+                    edit: Some(edit(&doc.uri, whole, fixed.text)),
+                    ..CodeAction::default()
+                }));
+            }
+        }
+        actions
     }
 
     /// Applies a notification; the document whose diagnostics it changes, if any.
@@ -372,15 +479,32 @@ fn position(text: &str, starts: &[usize], line: u32, column: u32, encoding: Enco
 /// A report's findings as diagnostics on `text`, the bytes they were found in.
 fn to_diagnostics(report: &FileReport, text: &str, encoding: Encoding) -> Vec<Diagnostic> {
     let starts = line_starts(text);
-    let segmentation = match report.state {
-        EntryState::Fresh | EntryState::PromptOutdated => "cached",
-        EntryState::Missing | EntryState::Stale => "provisional",
-    };
+    let segmentation = segmentation(report.state);
     report
         .findings
         .iter()
         .map(|f| to_diagnostic(&f, text, &starts, encoding, segmentation))
         .collect()
+}
+
+/// One edit of one document.
+// `lsp_types::Uri` caches its parse in a cell; as a key it is only hashed by its text.
+#[allow(clippy::mutable_key_type)]
+fn edit(uri: &Uri, range: Range, new_text: String) -> WorkspaceEdit {
+    let changes = [(uri.clone(), vec![TextEdit::new(range, new_text)])].into();
+    WorkspaceEdit::new(changes)
+}
+
+/// Where `text` ends, as a position.
+fn end_of(text: &str, starts: &[usize], encoding: Encoding) -> Position {
+    let row = starts.len() - 1;
+    let last = &text[starts[row]..];
+    let character = match encoding {
+        Encoding::Utf8 => last.len(),
+        Encoding::Utf16 => last.encode_utf16().count(),
+        Encoding::Utf32 => last.chars().count(),
+    };
+    Position::new(row as u32, character as u32)
 }
 
 fn to_diagnostic(

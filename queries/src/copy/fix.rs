@@ -1,7 +1,10 @@
-//! Applying fixes to source text: pure, so `--fix` and its property tests share it.
+//! Applying fixes to source text: pure, so `--fix`, the language server's "fix all" and
+//! their property tests share it.
 
-use crate::copy::engine::SourceFix;
+use crate::copy::engine::{FileReport, SourceFix};
 use crate::copy::extract::Format;
+use crate::copy::lockfile::Entry;
+use crate::hash::ContentHash;
 
 /// Whether `replacement` can be written into a file of `format` as it is. Fixes are
 /// written raw into the source, and inside a JSON, YAML or script string (or MDX) some
@@ -69,6 +72,68 @@ pub fn apply(text: &str, mut fixes: Vec<&SourceFix>) -> Applied {
 fn single_char_no_newline(s: &str) -> bool {
     let mut chars = s.chars();
     matches!((chars.next(), chars.next()), (Some(c), None) if c != '\n' && c != '\r')
+}
+
+/// Fixes can overlap (two rules on one space); the later one is applied on the next pass.
+/// Passes stop when nothing changes, so a second `--fix` has nothing left to do.
+pub const MAX_PASSES: usize = 8;
+
+/// What [`fix_passes`] made of a file.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Fixed {
+    pub text: String,
+    /// Fixes applied over every pass.
+    pub count: usize,
+    /// The entry re-anchored to `text`, when every pass kept coordinates (`None` when the
+    /// file had no entry, or a pass moved coordinates and left it stale).
+    pub entry: Option<Entry>,
+}
+
+/// Every fix of one file, pass after pass, as `--fix` applies them: a pass takes the
+/// fixes of the report of the text so far (`report`, given the text and its entry) while
+/// that report's spans are usable (a fresh entry; any entry with `unsegmented`), and a
+/// pass that kept every coordinate re-anchors the entry to its text, so the next pass
+/// still reads the reviewed spans. It stops when a pass changes nothing, leads back to an
+/// earlier text (rules undoing each other's fixes), or after [`MAX_PASSES`].
+pub fn fix_passes(
+    text: &str,
+    entry: Option<Entry>,
+    unsegmented: bool,
+    mut report: impl FnMut(&str, Option<&Entry>) -> FileReport,
+) -> Fixed {
+    let mut out = Fixed {
+        text: text.to_owned(),
+        count: 0,
+        entry: None,
+    };
+    let mut entry = entry;
+    let mut seen = vec![ContentHash::of(text.as_bytes())];
+    for _ in 0..MAX_PASSES {
+        let now = report(&out.text, entry.as_ref());
+        if !(now.state.has_usable_spans() || unsegmented) {
+            break;
+        }
+        let fixes: Vec<SourceFix> = now.findings.iter().filter_map(|f| f.fix).collect();
+        let applied = apply(&out.text, fixes.iter().collect());
+        let hash = ContentHash::of(applied.text.as_bytes());
+        if applied.text == out.text || seen.contains(&hash) {
+            break;
+        }
+        seen.push(hash);
+        let reanchor = applied.keeps_coordinates && now.state.has_usable_spans();
+        match (&mut entry, reanchor) {
+            (Some(e), true) => e.content_hash = hash.to_string(),
+            // Its spans no longer say where the English is: later passes leave it.
+            (Some(_), false) => out.entry = None,
+            (None, _) => {}
+        }
+        out.text = applied.text;
+        out.count += applied.count;
+        if reanchor {
+            out.entry.clone_from(&entry);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ mod sarif;
 mod stream;
 mod unsegmented;
 
-pub use json::{AuditReport, ReviewStatus};
+pub use json::{AuditReport, ReviewStatus, segmentation};
 pub use stream::print_json;
 pub use unsegmented::{Unsegmented, UnsegmentedReport, print_unsegmented};
 

@@ -12,8 +12,9 @@ use super::scan::unreadable;
 use super::setup::engine_setup;
 use crate::config::PathMatcher;
 use crate::fsutil::relative;
-use lockgraph_queries::copy::engine::{self, FileReport, Finding, Source, SourceFile};
+use lockgraph_queries::copy::engine::{self, FileReport, Finding, Setup, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
+use lockgraph_queries::copy::fix::{Fixed, fix_passes};
 use lockgraph_queries::copy::lockfile::Lockfile;
 use lockgraph_queries::db::{Database, ExecutionLog};
 use lockgraph_queries::hash::ContentHash;
@@ -44,6 +45,9 @@ pub struct Delta {
 /// events; the language server feeds it the open documents' unsaved text.
 pub struct Session {
     db: Database,
+    /// What the database's settings were made from: one-shot reports of texts that are
+    /// not inputs (the passes of "fix all") read it.
+    setup: Setup,
     log: Option<ExecutionLog>,
     matcher: PathMatcher,
     lock: Lockfile,
@@ -62,9 +66,11 @@ impl Session {
             (Database::default(), None)
         };
         let lock = ws.read_lockfile()?;
-        engine_setup(ws, lock.prompt_outdated())?.install(&db);
+        let setup = engine_setup(ws, lock.prompt_outdated())?;
+        setup.install(&db);
         Ok(Session {
             db,
+            setup,
             log,
             matcher,
             lock,
@@ -129,6 +135,18 @@ impl Session {
             self.reports.insert(path.to_owned(), report);
         }
         self.reports.get(path)
+    }
+
+    /// `text` of `path` with every fix applied as `--fix` applies them (pass after pass,
+    /// while its lockfile entry's spans hold; see [`fix_passes`]).
+    pub fn fix_all(&self, path: &str, text: &str) -> Fixed {
+        let format = Format::from_path(path);
+        let locale = self.matcher.locale_for(path);
+        let entry = self.lock.files.get(path).cloned();
+        fix_passes(text, entry, false, |text, entry| {
+            let source = Source::new(text.as_bytes().to_vec());
+            engine::report_once(&self.setup, format, &source, entry, locale)
+        })
     }
 
     /// Which files the session's workspace audits.
