@@ -490,3 +490,93 @@ fn fix_all_is_fix_on_every_real_file() {
     );
     eprintln!("{fixed_files} real files fixed alike");
 }
+
+/// The quick fix of `rule` among `actions`.
+fn quick_fix<'a>(actions: &'a [Value], rule: &str) -> &'a Value {
+    actions
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().starts_with(rule))
+        .unwrap_or_else(|| panic!("no quick fix of {rule}: {actions:?}"))
+}
+
+/// A client with the fixture's `uvod.md` open, its no-break-space quick fix applied as
+/// version 2 (one character for one: the entry follows): the client, the document's URI,
+/// its fixed text and the diagnostics of it.
+fn nbsp_fixed(tree: &Tree) -> (Client, String, String, Value) {
+    let mut client = Client::start(tree.dir.path(), &[]);
+    let doc = uri(&tree.path(UVOD));
+    let text = tree.read(UVOD);
+    client.open(&doc, 1, &text);
+    client.diagnostics(&doc);
+    let quick = client.code_actions(&doc, Some(&["quickfix"]));
+    let fixed = applied(&text, &doc, quick_fix(&quick, "cs-R1-nbsp-prep"));
+    client.change(&doc, 2, &fixed);
+    let after = client.diagnostics(&doc);
+    (client, doc, fixed, after)
+}
+
+#[test]
+fn a_fix_that_keeps_coordinates_keeps_the_entry_and_saving_re_anchors_it() {
+    let tree = Tree::copy_of("copy");
+    let (mut client, doc, fixed, after) = nbsp_fixed(&tree);
+    assert_eq!(after["diagnostics"][0]["data"]["segmentation"], "cached");
+    assert!(!client.code_actions(&doc, None).is_empty(), "still fixable");
+    // Saved: the lockfile's entry is re-anchored to the saved bytes, its review kept.
+    let lock_before = common::json(tree.read(".copy-editor.lock.json").as_bytes());
+    tree.write(UVOD, &fixed);
+    client.notify(
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": doc } }),
+    );
+    // The save is a notification: a request after it is answered after it is applied.
+    client.code_actions(&doc, None);
+    let lock_after = common::json(tree.read(".copy-editor.lock.json").as_bytes());
+    let (was, now) = (&lock_before["files"][UVOD], &lock_after["files"][UVOD]);
+    let hash = lockgraph_queries::hash::ContentHash::of(fixed.as_bytes()).to_string();
+    assert_eq!(now["contentHash"], hash);
+    assert_eq!(now["reviewedBy"], was["reviewedBy"]);
+    assert_eq!(now["spans"], was["spans"]);
+    // `lockfile check` finds nothing wrong with the entry: fresh for the saved bytes.
+    let out = tree
+        .copy_audit()
+        .args(["lockfile", "check", "--json"])
+        .output()
+        .unwrap();
+    let check = common::json(&out.stdout);
+    let problems: Vec<_> = check["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["path"] == UVOD)
+        .collect();
+    assert!(problems.is_empty(), "{problems:?}");
+    client.stop();
+}
+
+#[test]
+fn a_quick_fix_then_fix_all_then_save_is_what_fix_writes() {
+    let tree = Tree::copy_of("copy");
+    let expected = Tree::copy_of("copy");
+    expected
+        .copy_audit()
+        .args(["--fix", "--quiet"])
+        .output()
+        .unwrap();
+    let (mut client, doc, one, _) = nbsp_fixed(&tree);
+    let all = client.code_actions(&doc, Some(&["source.fixAll.copy-audit"]));
+    let fixed = applied(&one, &doc, &all[0]);
+    client.change(&doc, 3, &fixed);
+    client.diagnostics(&doc);
+    tree.write(UVOD, &fixed);
+    client.notify(
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": doc } }),
+    );
+    client.code_actions(&doc, None);
+    assert_eq!(tree.read(UVOD), expected.read(UVOD));
+    assert_eq!(
+        tree.read(".copy-editor.lock.json"),
+        expected.read(".copy-editor.lock.json")
+    );
+    client.stop();
+}

@@ -15,15 +15,19 @@
 //!
 //! Built on `lsp-server` (synchronous, as the engine is): no async runtime.
 
+use super::lockedit;
 use super::report::segmentation;
 use super::session::Session;
 use super::workspace::Workspace;
 use super::{Failure, Outcome};
 use lockgraph_queries::copy::engine::{FileReport, Finding};
+use lockgraph_queries::copy::fix::apply;
+use lockgraph_queries::copy::lockfile::Entry;
 use lockgraph_queries::copy::rules::Severity;
+use lockgraph_queries::hash::ContentHash;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument,
+    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
     Notification as LspNotification, PublishDiagnostics,
 };
 use lsp_types::request::{CodeActionRequest, Request as LspRequest};
@@ -32,7 +36,7 @@ use lsp_types::{
     CodeActionProviderCapability, CodeDescription, Diagnostic, DiagnosticSeverity,
     InitializeParams, NumberOrString, Position, PositionEncodingKind, PublishDiagnosticsParams,
     Range, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextEdit, Uri, WorkspaceEdit,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Uri, WorkspaceEdit,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -59,7 +63,14 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
     let encoding = Encoding::negotiate(&params);
     let capabilities = ServerCapabilities {
         position_encoding: Some(encoding.kind()),
-        text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::FULL),
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
             code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, FIX_ALL.into()]),
             ..CodeActionOptions::default()
@@ -130,6 +141,13 @@ struct Doc {
     version: i32,
     text: String,
     place: Option<(usize, String)>,
+    /// The entries re-anchored to the texts that the fixes offered would make, for the
+    /// fixes that keep every coordinate: a change to one of those texts keeps the entry
+    /// fresh, as `--fix` re-anchors the entry it fixed.
+    anchors: Vec<Entry>,
+    /// The entry the document is audited with now, when a fix re-anchored it; written to
+    /// the lockfile when the document is saved with that text.
+    reanchored: Option<Entry>,
 }
 
 struct Server {
@@ -181,6 +199,7 @@ impl Server {
             })
         };
         let session = &mut self.roots[*root].session;
+        let entry = session.entry_of(rel);
         let Some(report) = session.report_of(rel) else {
             return Vec::new();
         };
@@ -189,6 +208,7 @@ impl Server {
         }
         let starts = line_starts(&doc.text);
         let segmentation = segmentation(report.state);
+        let mut anchors = Vec::new();
         let mut actions = Vec::new();
         if wants(&CodeActionKind::QUICKFIX) {
             for f in report.findings.iter() {
@@ -215,6 +235,14 @@ impl Server {
                     ),
                 );
                 let old = doc.text.get(fix.range.clone()).unwrap_or_default();
+                let one = apply(&doc.text, vec![fix]);
+                if let Some(entry) = entry.as_ref().filter(|_| one.keeps_coordinates) {
+                    let hash = ContentHash::of(one.text.as_bytes()).to_string();
+                    anchors.push(Entry {
+                        content_hash: hash,
+                        ..entry.clone()
+                    });
+                }
                 actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: format!("{}: “{old}” → “{}”", f.rule_id, fix.replacement),
                     kind: Some(CodeActionKind::QUICKFIX),
@@ -228,6 +256,7 @@ impl Server {
         let fix_all = CodeActionKind::from(FIX_ALL);
         if wants(&fix_all) {
             let fixed = session.fix_all(rel, &doc.text);
+            anchors.extend(fixed.entry);
             if fixed.text != doc.text {
                 let whole = Range::new(
                     Position::new(0, 0),
@@ -241,6 +270,11 @@ impl Server {
                 }));
             }
         }
+        let key = p.text_document.uri.as_str();
+        self.docs
+            .get_mut(key)
+            .expect("the document is open")
+            .anchors = anchors;
         actions
     }
 
@@ -257,6 +291,10 @@ impl Server {
                 let text = p.content_changes.into_iter().last().map(|c| c.text);
                 text.map(|t| self.set(p.text_document.uri, p.text_document.version, t))
                     .unwrap_or_default()
+            }),
+            DidSaveTextDocument::METHOD => params::<DidSaveTextDocument>(n).map(|p| {
+                self.saved(&p.text_document.uri);
+                None
             }),
             DidCloseTextDocument::METHOD => params::<DidCloseTextDocument>(n).map(|p| {
                 self.close(&p.text_document.uri);
@@ -275,8 +313,20 @@ impl Server {
     fn set(&mut self, uri: Uri, version: i32, text: String) -> Option<String> {
         let key = uri.as_str().to_owned();
         let place = self.place(&uri);
+        let anchors = self
+            .docs
+            .remove(&key)
+            .map(|d| d.anchors)
+            .unwrap_or_default();
+        let mut reanchored = None;
         if let Some((root, rel)) = &place {
             let session = &mut self.roots[*root].session;
+            let hash = ContentHash::of(text.as_bytes()).to_string();
+            reanchored = anchors.into_iter().find(|e| e.content_hash == hash);
+            let entry = reanchored
+                .clone()
+                .or_else(|| session.locked_entry(rel).cloned());
+            session.set_entry(rel, entry);
             session.set_text(rel, text.as_bytes().to_vec());
         }
         self.docs.insert(
@@ -286,10 +336,48 @@ impl Server {
                 version,
                 text,
                 place,
+                anchors: Vec::new(),
+                reanchored,
             },
         );
         // A document out of every scope still gets its (empty) diagnostics once.
         Some(key)
+    }
+
+    /// A document saved with the text a fix re-anchored its entry to: the lockfile's
+    /// entry follows it, as after `--fix` (only if the lockfile still holds the entry the
+    /// fix started from, and the file on disk holds that text).
+    fn saved(&mut self, uri: &Uri) {
+        let Some(doc) = self.docs.get(uri.as_str()) else {
+            return;
+        };
+        let (Some((root, rel)), Some(entry)) = (&doc.place, &doc.reanchored) else {
+            return;
+        };
+        let root = &mut self.roots[*root];
+        let Some(before) = root.session.locked_entry(rel).cloned() else {
+            return;
+        };
+        let on_disk = crate::fsutil::read_regular(&root.ws.root.join(rel))
+            .is_ok_and(|b| ContentHash::of(&b).to_string() == entry.content_hash);
+        if !on_disk {
+            return;
+        }
+        let written = lockedit::edit(&root.ws, |_, lock| {
+            match lock.files.get_mut(rel.as_str()) {
+                Some(now) if *now == before => *now = entry.clone(),
+                _ => {
+                    return Ok(format!(
+                        "{rel}: the lockfile changed since; entry left as it is"
+                    ));
+                }
+            }
+            Ok(format!("{rel}: entry re-anchored to the fixed text"))
+        });
+        match written {
+            Ok(_) => root.session.locked(rel, entry.clone()),
+            Err(e) => eprintln!("copy-audit server: {}", e.message),
+        }
     }
 
     fn close(&mut self, uri: &Uri) {

@@ -15,7 +15,7 @@ use crate::fsutil::relative;
 use lockgraph_queries::copy::engine::{self, FileReport, Finding, Setup, Source, SourceFile};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::fix::{Fixed, fix_passes};
-use lockgraph_queries::copy::lockfile::Lockfile;
+use lockgraph_queries::copy::lockfile::{Entry, Lockfile};
 use lockgraph_queries::db::{Database, ExecutionLog};
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
@@ -121,6 +121,33 @@ impl Session {
         }
     }
 
+    /// The lockfile entry `path` is audited with now.
+    pub fn entry_of(&self, path: &str) -> Option<Entry> {
+        self.files.get(path)?.input.entry(&self.db).clone()
+    }
+
+    /// The entry of `path` in the lockfile as the session last read it.
+    pub fn locked_entry(&self, path: &str) -> Option<&Entry> {
+        self.lock.files.get(path)
+    }
+
+    /// Audits `path` with `entry` instead of the lockfile's (the language server's
+    /// re-anchored entry after a fix that kept every coordinate, as `--fix` re-anchors).
+    pub fn set_entry(&mut self, path: &str, entry: Option<Entry>) {
+        let Some(t) = self.files.get(path) else {
+            return;
+        };
+        if t.input.entry(&self.db) != &entry {
+            t.input.set_entry(&mut self.db).to(entry);
+            self.reports.remove(path);
+        }
+    }
+
+    /// The lockfile on disk now holds `entry` for `path`.
+    pub fn locked(&mut self, path: &str, entry: Entry) {
+        self.lock.files.insert(path.to_owned(), entry);
+    }
+
     /// Stops tracking `path`.
     pub fn forget(&mut self, path: &str) {
         self.files.remove(path);
@@ -142,7 +169,10 @@ impl Session {
     pub fn fix_all(&self, path: &str, text: &str) -> Fixed {
         let format = Format::from_path(path);
         let locale = self.matcher.locale_for(path);
-        let entry = self.lock.files.get(path).cloned();
+        // The entry it is audited with: re-anchored by an earlier fix, or the lockfile's.
+        let entry = self
+            .entry_of(path)
+            .or_else(|| self.lock.files.get(path).cloned());
         fix_passes(text, entry, false, |text, entry| {
             let source = Source::new(text.as_bytes().to_vec());
             engine::report_once(&self.setup, format, &source, entry, locale)
