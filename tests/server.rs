@@ -463,12 +463,7 @@ fn fix_all_is_fix_on_every_real_file() {
     let trees = real_trees();
     let mut fixed_files = 0;
     for (commit, tree, files) in &trees {
-        let fixed = Tree::copy_of_dir(tree.dir.path());
-        fixed
-            .copy_audit()
-            .args(["--fix", "--quiet"])
-            .output()
-            .unwrap();
+        let fixed = tree.fixed_copy();
         let mut client = Client::start(tree.dir.path(), &[]);
         for rel in files {
             let doc = uri(&tree.path(rel));
@@ -556,12 +551,7 @@ fn a_fix_that_keeps_coordinates_keeps_the_entry_and_saving_re_anchors_it() {
 #[test]
 fn a_quick_fix_then_fix_all_then_save_is_what_fix_writes() {
     let tree = Tree::copy_of("copy");
-    let expected = Tree::copy_of("copy");
-    expected
-        .copy_audit()
-        .args(["--fix", "--quiet"])
-        .output()
-        .unwrap();
+    let expected = tree.fixed_copy();
     let (mut client, doc, one, _) = nbsp_fixed(&tree);
     let all = client.code_actions(&doc, Some(&["source.fixAll.copy-audit"]));
     let fixed = applied(&one, &doc, &all[0]);

@@ -27,6 +27,17 @@ impl Tree {
         Tree { dir }
     }
 
+    /// A copy of this tree after `copy-audit --fix`: what the fixes should leave.
+    pub fn fixed_copy(&self) -> Tree {
+        let fixed = Tree::copy_of_dir(self.dir.path());
+        fixed
+            .copy_audit()
+            .args(["--fix", "--quiet"])
+            .output()
+            .unwrap();
+        fixed
+    }
+
     pub fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
     }
