@@ -28,6 +28,17 @@ impl Client {
     /// Connects and initializes with `root` as the one workspace folder; `encodings` are
     /// the position encodings the client offers, in its order of preference.
     fn start(root: &Path, encodings: &[&str]) -> Client {
+        let general = if encodings.is_empty() {
+            json!({})
+        } else {
+            json!({ "positionEncodings": encodings })
+        };
+        Client::start_with(root, json!({ "general": general }))
+    }
+
+    /// Connects and initializes with `root` as the one workspace folder and the client
+    /// `capabilities`.
+    fn start_with(root: &Path, capabilities: Value) -> Client {
         let (server_side, conn) = Connection::memory();
         let server = std::thread::spawn(move || {
             lockgraph::copy_audit::server::serve(server_side, None).unwrap();
@@ -38,22 +49,17 @@ impl Client {
             next_id: 0,
             capabilities: Value::Null,
         };
-        let general = if encodings.is_empty() {
-            json!({})
-        } else {
-            json!({ "positionEncodings": encodings })
-        };
         let answer = client.request(
             "initialize",
             json!({
                 "processId": null,
                 "rootUri": null,
-                "capabilities": { "general": general },
+                "capabilities": capabilities,
                 "workspaceFolders": [{ "uri": uri(root), "name": "root" }],
             }),
         );
-        client.capabilities =
-            answer.response_result.expect("initialize answered")["capabilities"].clone();
+        let result = answer.response_result.expect("initialize answered");
+        client.capabilities = result["capabilities"].clone();
         client.notify("initialized", json!({}));
         client
     }
@@ -568,5 +574,101 @@ fn a_quick_fix_then_fix_all_then_save_is_what_fix_writes() {
         tree.read(".copy-editor.lock.json"),
         expected.read(".copy-editor.lock.json")
     );
+    client.stop();
+}
+
+impl Client {
+    /// The next request the server sends the client with `method` (answered with null).
+    fn server_request(&self, method: &str) -> Request {
+        loop {
+            if let Message::Request(r) = self.receive()
+                && r.method == method
+            {
+                let answer = Response::new_ok(r.id.clone(), Value::Null);
+                self.conn.sender.send(Message::Response(answer)).unwrap();
+                return r;
+            }
+        }
+    }
+
+    /// Tells the server that `paths` changed on disk.
+    fn files_changed(&self, paths: &[&Path]) {
+        let changes: Vec<Value> = paths
+            .iter()
+            .map(|p| json!({ "uri": uri(p), "type": 2 }))
+            .collect();
+        self.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({ "changes": changes }),
+        );
+    }
+}
+
+/// Starts a client that lets servers register for file changes.
+fn watching_client(root: &Path) -> Client {
+    let watching = json!({ "didChangeWatchedFiles": { "dynamicRegistration": true } });
+    Client::start_with(root, json!({ "workspace": watching }))
+}
+
+#[test]
+fn a_config_or_lockfile_change_on_disk_rechecks_open_documents_without_a_restart() {
+    let tree = Tree::copy_of("copy");
+    let client = watching_client(tree.dir.path());
+    let register = client.server_request("client/registerCapability");
+    let watchers = &register.params["registrations"][0]["registerOptions"]["watchers"];
+    let globs: Vec<&str> = watchers
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["globPattern"].as_str().unwrap())
+        .collect();
+    assert!(globs.contains(&"**/.copy-editor.yaml"), "{globs:?}");
+    assert!(globs.contains(&"**/.copy-editor.lock.json"), "{globs:?}");
+
+    let doc = uri(&tree.path(UVOD));
+    let text = tree.read(UVOD);
+    client.open(&doc, 1, &text);
+    let before = client.diagnostics(&doc);
+    assert_eq!(before["diagnostics"][0]["data"]["segmentation"], "cached");
+
+    // The lockfile loses the entry: the spans are provisional from then on.
+    tree.copy_audit()
+        .args(["lockfile", "invalidate", UVOD])
+        .assert()
+        .success();
+    client.files_changed(&[&tree.path(".copy-editor.lock.json")]);
+    let after = client.diagnostics(&doc);
+    assert_eq!(
+        after["diagnostics"][0]["data"]["segmentation"],
+        "provisional"
+    );
+
+    // A config that does not load: its error on the config, the last good one serves on.
+    let config = tree.path(".copy-editor.yaml");
+    let good = tree.read(".copy-editor.yaml");
+    tree.write(".copy-editor.yaml", &format!("{good}\nlanguage: [\n"));
+    client.files_changed(&[&config]);
+    let error = client.diagnostics(&uri(&config));
+    let shown = &error["diagnostics"][0];
+    assert_eq!(shown["severity"], 1, "{error}");
+    assert!(
+        shown["range"]["start"]["line"].as_u64().unwrap() > 0,
+        "{error}"
+    );
+    client.change(&doc, 2, &format!("{text}\nVěta ... zde.\n"));
+    let served = client.diagnostics(&doc);
+    assert_eq!(served["version"], 2);
+    assert!(!served["diagnostics"].as_array().unwrap().is_empty());
+
+    // Mended, and now excluding the document: its error cleared, the document out of scope.
+    let excluding = good.replace(
+        "    - \"content/drafts/**\"",
+        "    - \"content/drafts/**\"\n    - \"content/talks/**\"",
+    );
+    assert_ne!(excluding, good);
+    tree.write(".copy-editor.yaml", &excluding);
+    client.files_changed(&[&config]);
+    assert_eq!(client.diagnostics(&uri(&config))["diagnostics"], json!([]));
+    assert_eq!(client.diagnostics(&doc)["diagnostics"], json!([]));
     client.stop();
 }

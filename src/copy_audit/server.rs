@@ -27,16 +27,18 @@ use lockgraph_queries::copy::rules::Severity;
 use lockgraph_queries::hash::ContentHash;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
-    Notification as LspNotification, PublishDiagnostics,
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+    DidSaveTextDocument, Notification as LspNotification, PublishDiagnostics,
 };
-use lsp_types::request::{CodeActionRequest, Request as LspRequest};
+use lsp_types::request::{CodeActionRequest, RegisterCapability, Request as LspRequest};
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams,
     CodeActionProviderCapability, CodeDescription, Diagnostic, DiagnosticSeverity,
-    InitializeParams, NumberOrString, Position, PositionEncodingKind, PublishDiagnosticsParams,
-    Range, ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Uri, WorkspaceEdit,
+    DidChangeWatchedFilesRegistrationOptions, FileSystemWatcher, GlobPattern, InitializeParams,
+    NumberOrString, Position, PositionEncodingKind, PublishDiagnosticsParams, Range, Registration,
+    RegistrationParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Uri,
+    WorkspaceEdit,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -83,11 +85,22 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
     };
     let result = serde_json::json!({ "capabilities": capabilities, "serverInfo": info });
     connection.initialize_finish(id, result).map_err(protocol)?;
+    let candidates = config_candidates(&params, config);
     let mut server = Server {
-        roots: open_roots(&params, config),
+        roots: Vec::new(),
         docs: BTreeMap::new(),
         encoding,
+        candidates: candidates.clone(),
+        broken: BTreeSet::new(),
+        pending: Vec::new(),
     };
+    for config in &candidates {
+        server.config_changed(config);
+    }
+    if watches_files(&params) {
+        let register = server.watch_registration();
+        send(&connection, Message::Request(register))?;
+    }
     loop {
         let Ok(first) = connection.receiver.recv() else {
             return Ok(()); // the client went away
@@ -105,16 +118,15 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
                     let response = server.request(request);
                     send(&connection, Message::Response(response))?;
                 }
-                Message::Notification(n) => {
-                    if let Some(uri) = server.notification(n) {
-                        changed.insert(uri);
-                    }
-                }
+                Message::Notification(n) => changed.extend(server.notification(n)),
                 Message::Response(_) => {}
             }
         }
-        for uri in changed {
-            let params = server.diagnostics(&uri);
+        // A config's or lockfile's own diagnostics first, then the documents it changed.
+        let ready = std::mem::take(&mut server.pending);
+        let documents: Vec<PublishDiagnosticsParams> =
+            changed.iter().map(|uri| server.diagnostics(uri)).collect();
+        for params in ready.into_iter().chain(documents) {
             let note = Notification::new(PublishDiagnostics::METHOD.to_owned(), params);
             send(&connection, Message::Notification(note))?;
         }
@@ -130,6 +142,8 @@ fn send(connection: &Connection, message: Message) -> Result<(), Failure> {
 
 /// A workspace root and its live session.
 struct Root {
+    /// The config file it was loaded from, as the server watches it.
+    config: PathBuf,
     ws: Workspace,
     session: Session,
 }
@@ -154,6 +168,14 @@ struct Server {
     roots: Vec<Root>,
     docs: BTreeMap<String, Doc>,
     encoding: Encoding,
+    /// Where a root's config is or may appear: `--config`, else `.copy-editor.yaml` at
+    /// the top of each workspace folder.
+    candidates: Vec<PathBuf>,
+    /// The configs whose last change did not load: each shows its error as a diagnostic,
+    /// and its root (if it had one) serves on with the config that last loaded.
+    broken: BTreeSet<PathBuf>,
+    /// Diagnostics of files that are not documents (a config's error) to publish.
+    pending: Vec<PublishDiagnosticsParams>,
 }
 
 impl Server {
@@ -278,8 +300,166 @@ impl Server {
         actions
     }
 
-    /// Applies a notification; the document whose diagnostics it changes, if any.
-    fn notification(&mut self, n: Notification) -> Option<String> {
+    /// Applies a notification; the documents whose diagnostics it changes.
+    fn notification(&mut self, n: Notification) -> Vec<String> {
+        if n.method == DidChangeWatchedFiles::METHOD {
+            return match params::<DidChangeWatchedFiles>(n) {
+                Ok(p) => p
+                    .changes
+                    .iter()
+                    .filter_map(|c| file_path(&c.uri))
+                    .flat_map(|path| self.file_changed(&path))
+                    .collect(),
+                Err(e) => {
+                    eprintln!("copy-audit server: {}: {e}", DidChangeWatchedFiles::METHOD);
+                    Vec::new()
+                }
+            };
+        }
+        self.document_notification(n).into_iter().collect()
+    }
+
+    /// A watched file changed on disk: a config (its root reloaded) or a lockfile (its
+    /// entries read again); the documents whose diagnostics that changes.
+    fn file_changed(&mut self, path: &Path) -> Vec<String> {
+        let path = canonical(path);
+        if let Some(config) = self.candidates.iter().find(|c| canonical(c) == path) {
+            return self.config_changed(&config.clone());
+        }
+        let Some(i) = self
+            .roots
+            .iter()
+            .position(|r| canonical(&r.ws.lock_path) == path)
+        else {
+            return Vec::new();
+        };
+        let root = &mut self.roots[i];
+        let lock_uri = uri_of(&root.ws.lock_path);
+        match root.session.reload_lockfile(&root.ws) {
+            Ok(_) => {
+                if let Some(uri) = lock_uri {
+                    self.pending
+                        .push(PublishDiagnosticsParams::new(uri, Vec::new(), None));
+                }
+            }
+            Err(e) => {
+                // The entries last read serve on; the lockfile shows why it was not read.
+                if let Some(uri) = lock_uri {
+                    let d = file_diagnostic(None, None, e.message);
+                    self.pending
+                        .push(PublishDiagnosticsParams::new(uri, vec![d], None));
+                }
+                return Vec::new();
+            }
+        }
+        let mut keys = Vec::new();
+        for (key, doc) in &mut self.docs {
+            if doc.place.as_ref().is_some_and(|(r, _)| *r == i) {
+                // Re-anchored entries give way to what the lockfile now says.
+                doc.reanchored = None;
+                doc.anchors.clear();
+                keys.push(key.clone());
+            }
+        }
+        keys
+    }
+
+    /// Loads `config` again (or for the first time): on success its root is replaced (or
+    /// added) and every open document placed anew; on an error the error is shown on the
+    /// config and the root serves on as it was; a config deleted takes its root away.
+    /// The documents whose diagnostics that changes.
+    fn config_changed(&mut self, config: &Path) -> Vec<String> {
+        let uri = uri_of(config);
+        let opened = match open_root(config) {
+            Ok(root) => Some(root),
+            Err(_) if !config.exists() => None,
+            Err((line, column, message)) => {
+                self.broken.insert(config.to_owned());
+                if let Some(uri) = uri {
+                    let d = file_diagnostic(line, column, message);
+                    self.pending
+                        .push(PublishDiagnosticsParams::new(uri, vec![d], None));
+                }
+                return Vec::new();
+            }
+        };
+        if self.broken.remove(config)
+            && let Some(uri) = uri
+        {
+            self.pending
+                .push(PublishDiagnosticsParams::new(uri, Vec::new(), None));
+        }
+        // Every open document leaves its session, then is placed again under the roots
+        // as they now are (a changed `paths` may take a document in or out).
+        let placed: Vec<(String, (usize, String))> = self
+            .docs
+            .iter()
+            .filter_map(|(k, d)| Some((k.clone(), d.place.clone()?)))
+            .collect();
+        for (_, (root, rel)) in placed {
+            self.roots[root].session.forget(&rel);
+        }
+        let at = self.roots.iter().position(|r| r.config == config);
+        match (at, opened) {
+            (Some(i), Some(root)) => self.roots[i] = root,
+            (None, Some(root)) => self.roots.push(root),
+            (Some(i), None) => {
+                self.roots.remove(i);
+            }
+            (None, None) => {}
+        }
+        let docs: Vec<(Uri, i32, String)> = std::mem::take(&mut self.docs)
+            .into_values()
+            .map(|d| (d.uri, d.version, d.text))
+            .collect();
+        docs.into_iter()
+            .filter_map(|(uri, version, text)| self.set(uri, version, text))
+            .collect()
+    }
+
+    /// The request that asks the client to tell the server when a config or a lockfile
+    /// changes on disk (the client watches; the server runs no watcher of its own).
+    fn watch_registration(&self) -> Request {
+        let mut globs: BTreeSet<String> = ["**/.copy-editor.yaml".to_owned()].into();
+        globs.extend(
+            self.candidates
+                .iter()
+                .filter_map(|c| Some(format!("**/{}", c.file_name()?.to_string_lossy()))),
+        );
+        globs.extend(self.roots.iter().filter_map(|r| {
+            Some(format!(
+                "**/{}",
+                r.ws.lock_path.file_name()?.to_string_lossy()
+            ))
+        }));
+        globs.insert("**/.copy-editor.lock.json".to_owned());
+        let watchers: Vec<FileSystemWatcher> = globs
+            .into_iter()
+            .map(|g| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(g),
+                kind: None,
+            })
+            .collect();
+        let registration = Registration {
+            id: "copy-audit/watched-files".to_owned(),
+            method: DidChangeWatchedFiles::METHOD.to_owned(),
+            register_options: Some(
+                serde_json::to_value(DidChangeWatchedFilesRegistrationOptions { watchers })
+                    .expect("options serialise"),
+            ),
+        };
+        Request::new(
+            "copy-audit/register-watched-files".to_owned().into(),
+            RegisterCapability::METHOD.to_owned(),
+            RegistrationParams {
+                registrations: vec![registration],
+            },
+        )
+    }
+
+    /// Applies a notification about a document; the document whose diagnostics it
+    /// changes, if any.
+    fn document_notification(&mut self, n: Notification) -> Option<String> {
         let method = n.method.clone();
         let applied = match method.as_str() {
             DidOpenTextDocument::METHOD => params::<DidOpenTextDocument>(n).map(|p| {
@@ -422,43 +602,88 @@ fn params<N: LspNotification>(n: Notification) -> Result<N::Params, String> {
     serde_json::from_value(n.params).map_err(|e| e.to_string())
 }
 
-/// The roots to serve: the one `config` names, else each workspace folder (or the root
-/// URI) whose top holds a `.copy-editor.yaml`. A root whose config does not load is named
-/// on stderr and left out.
-fn open_roots(params: &InitializeParams, config: Option<&Path>) -> Vec<Root> {
-    let configs: Vec<Option<PathBuf>> = match config {
-        Some(c) => vec![Some(c.to_owned())],
-        None => {
-            #[allow(deprecated)] // `rootUri` is what older clients send
-            let folders: Vec<Uri> = match &params.workspace_folders {
-                Some(f) => f.iter().map(|f| f.uri.clone()).collect(),
-                None => params.root_uri.iter().cloned().collect(),
-            };
-            folders
-                .iter()
-                .filter_map(file_path)
-                .map(|dir| dir.join(".copy-editor.yaml"))
-                .filter(|c| c.is_file())
-                .map(Some)
-                .collect()
-        }
+/// Where the roots' configs are or may appear: the one `config` names, else
+/// `.copy-editor.yaml` at the top of each workspace folder (or of the root URI older
+/// clients send).
+fn config_candidates(params: &InitializeParams, config: Option<&Path>) -> Vec<PathBuf> {
+    if let Some(config) = config {
+        return vec![config.to_owned()];
+    }
+    #[allow(deprecated)] // `rootUri` is what older clients send
+    let folders: Vec<Uri> = match &params.workspace_folders {
+        Some(f) => f.iter().map(|f| f.uri.clone()).collect(),
+        None => params.root_uri.iter().cloned().collect(),
     };
-    let mut roots = Vec::new();
-    for config in configs {
-        let opened = Workspace::load(config.as_deref(), None).and_then(|ws| {
-            let matcher = ws
-                .config
-                .matcher(None)
-                .map_err(|e| Failure::new(e.to_string()))?;
-            let session = Session::empty(&ws, matcher, false)?;
-            Ok(Root { ws, session })
-        });
-        match opened {
-            Ok(root) => roots.push(root),
-            Err(e) => eprintln!("copy-audit server: {}", e.message),
+    folders
+        .iter()
+        .filter_map(file_path)
+        .map(|dir| dir.join(".copy-editor.yaml"))
+        .collect()
+}
+
+/// A root from its config, or why it does not load (the line and column where known).
+fn open_root(config: &Path) -> Result<Root, (Option<u64>, Option<u64>, String)> {
+    // The config's own reader first: its errors know their position.
+    if let Err(e) = crate::config::load(config) {
+        return Err((e.line, e.column, e.to_string()));
+    }
+    let at_top = |e: Failure| (None, None, e.message);
+    let ws = Workspace::load(Some(config), None).map_err(at_top)?;
+    let matcher = ws
+        .config
+        .matcher(None)
+        .map_err(|e| (None, None, e.to_string()))?;
+    let session = Session::empty(&ws, matcher, false).map_err(at_top)?;
+    Ok(Root {
+        config: config.to_owned(),
+        ws,
+        session,
+    })
+}
+
+/// Whether the client tells a server about changed files it registers for.
+fn watches_files(params: &InitializeParams) -> bool {
+    params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|d| d.dynamic_registration)
+        .unwrap_or(false)
+}
+
+/// A diagnostic on a file that is not a document: a config or lockfile that did not load.
+fn file_diagnostic(line: Option<u64>, column: Option<u64>, message: String) -> Diagnostic {
+    let at = |n: Option<u64>| n.map_or(0, |n| n.saturating_sub(1) as u32);
+    let start = Position::new(at(line), at(column));
+    Diagnostic {
+        range: Range::new(start, start),
+        severity: Some(DiagnosticSeverity::ERROR),
+        source: Some("copy-audit".to_owned()),
+        message,
+        ..Diagnostic::default()
+    }
+}
+
+/// A path with its directory canonicalised, to compare the client's paths with ours.
+fn canonical(path: &Path) -> PathBuf {
+    match (path.parent().map(std::fs::canonicalize), path.file_name()) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name),
+        _ => path.to_owned(),
+    }
+}
+
+/// The `file:` URI of a local path (percent-encoding what a URI cannot hold).
+fn uri_of(path: &Path) -> Option<Uri> {
+    let mut text = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            text.push(b as char);
+        } else {
+            text.push_str(&format!("%{b:02X}"));
         }
     }
-    roots
+    Uri::from_str(&text).ok()
 }
 
 /// The local path of a `file:` URI, percent-decoded.

@@ -104,14 +104,12 @@ impl Session {
     }
 
     /// Sets the text of `path` (tracking it if it is new): true when its bytes changed.
-    /// Its report is computed on the next [`Session::report_of`].
     pub fn set_text(&mut self, path: &str, bytes: Vec<u8>) -> bool {
         match self.files.get_mut(path) {
             Some(t) if t.hash == ContentHash::of(&bytes) => false,
             Some(t) => {
                 t.hash = ContentHash::of(&bytes);
                 t.input.set_source(&mut self.db).to(Source::new(bytes));
-                self.reports.remove(path);
                 true
             }
             None => {
@@ -139,7 +137,6 @@ impl Session {
         };
         if t.input.entry(&self.db) != &entry {
             t.input.set_entry(&mut self.db).to(entry);
-            self.reports.remove(path);
         }
     }
 
@@ -154,13 +151,12 @@ impl Session {
         self.reports.remove(path);
     }
 
-    /// The report of a tracked file, computed now if its text changed since the last.
+    /// The report of a tracked file as its inputs are now: salsa's memo when nothing it
+    /// reads changed, else computed again (only what the change reaches).
     pub fn report_of(&mut self, path: &str) -> Option<&FileReport> {
-        if !self.reports.contains_key(path) {
-            let input = self.files.get(path)?.input;
-            let report = engine::report(&self.db, input).clone();
-            self.reports.insert(path.to_owned(), report);
-        }
+        let input = self.files.get(path)?.input;
+        let report = engine::report(&self.db, input).clone();
+        self.reports.insert(path.to_owned(), report);
         self.reports.get(path)
     }
 
@@ -305,14 +301,7 @@ impl Session {
             }
         }
         if lock_changed {
-            self.lock = ws.read_lockfile()?;
-            for (path, t) in &self.files {
-                let entry = self.lock.files.get(path);
-                if t.input.entry(&self.db).as_ref() != entry {
-                    t.input.set_entry(&mut self.db).to(entry.cloned());
-                    rerun.push(path.clone());
-                }
-            }
+            rerun.extend(self.reload_lockfile(ws)?);
         }
         rerun.sort();
         rerun.dedup();
@@ -326,6 +315,21 @@ impl Session {
         deltas.extend(changed);
         deltas.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(deltas)
+    }
+
+    /// Reads the lockfile again and sets each tracked file's entry that differs (which
+    /// re-runs its span filter and not its rules): the files whose entry changed.
+    pub fn reload_lockfile(&mut self, ws: &Workspace) -> Result<Vec<String>, Failure> {
+        self.lock = ws.read_lockfile()?;
+        let mut changed = Vec::new();
+        for (path, t) in &self.files {
+            let entry = self.lock.files.get(path);
+            if t.input.entry(&self.db).as_ref() != entry {
+                t.input.set_entry(&mut self.db).to(entry.cloned());
+                changed.push(path.clone());
+            }
+        }
+        Ok(changed)
     }
 
     /// The queries executed since the last call (when opened with a log).
