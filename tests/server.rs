@@ -672,3 +672,72 @@ fn a_config_or_lockfile_change_on_disk_rechecks_open_documents_without_a_restart
     assert_eq!(client.diagnostics(&doc)["diagnostics"], json!([]));
     client.stop();
 }
+
+#[test]
+fn hover_on_a_finding_shows_its_rules_documentation() {
+    let tree = Tree::copy_of("copy");
+    let mut client = Client::start(tree.dir.path(), &[]);
+    assert_eq!(client.capabilities["hoverProvider"], true);
+    let doc = uri(&tree.path(UVOD));
+    client.open(&doc, 1, &tree.read(UVOD));
+    let published = client.diagnostics(&doc);
+    let first = &published["diagnostics"][0];
+    let hover = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": doc }, "position": first["range"]["start"] }),
+    );
+    let hover = hover.response_result.unwrap();
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert_eq!(hover["contents"]["kind"], "markdown");
+    assert!(text.contains(first["code"].as_str().unwrap()), "{text}");
+    assert!(
+        text.len() > 80,
+        "the rule's paragraph, not only its id: {text}"
+    );
+    // Nowhere near a finding: nothing.
+    let far = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": doc }, "position": { "line": 9999, "character": 0 } }),
+    );
+    assert_eq!(far.response_result.unwrap(), Value::Null);
+    client.stop();
+}
+
+#[test]
+fn a_client_that_pulls_diagnostics_gets_them_when_it_asks_and_is_asked_to_pull_again() {
+    let tree = Tree::copy_of("copy");
+    let doc = uri(&tree.path(UVOD));
+    let text = tree.read(UVOD);
+    let pushing = Client::start(tree.dir.path(), &[]);
+    pushing.open(&doc, 1, &text);
+    let pushed = pushing.diagnostics(&doc);
+    pushing.stop();
+
+    let mut client = Client::start_with(
+        tree.dir.path(),
+        json!({
+            "textDocument": { "diagnostic": { "dynamicRegistration": false } },
+            "workspace": {
+                "diagnostics": { "refreshSupport": true },
+                "didChangeWatchedFiles": { "dynamicRegistration": true },
+            },
+        }),
+    );
+    assert_eq!(
+        client.capabilities["diagnosticProvider"]["identifier"],
+        "copy-audit"
+    );
+    client.server_request("client/registerCapability");
+    client.open(&doc, 1, &text);
+    let pulled = client.request(
+        "textDocument/diagnostic",
+        json!({ "textDocument": { "uri": doc } }),
+    );
+    let pulled = pulled.response_result.unwrap();
+    assert_eq!(pulled["kind"], "full");
+    assert_eq!(pulled["items"], pushed["diagnostics"]);
+    // A change on disk: the client is asked to pull again.
+    client.files_changed(&[&tree.path(".copy-editor.lock.json")]);
+    client.server_request("workspace/diagnostic/refresh");
+    client.stop();
+}

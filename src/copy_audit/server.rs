@@ -30,15 +30,19 @@ use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
     DidSaveTextDocument, Notification as LspNotification, PublishDiagnostics,
 };
-use lsp_types::request::{CodeActionRequest, RegisterCapability, Request as LspRequest};
+use lsp_types::request::{
+    CodeActionRequest, DocumentDiagnosticRequest, HoverRequest, RegisterCapability,
+    Request as LspRequest, WorkspaceDiagnosticRefresh,
+};
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams,
-    CodeActionProviderCapability, CodeDescription, Diagnostic, DiagnosticSeverity,
-    DidChangeWatchedFilesRegistrationOptions, FileSystemWatcher, GlobPattern, InitializeParams,
-    NumberOrString, Position, PositionEncodingKind, PublishDiagnosticsParams, Range, Registration,
-    RegistrationParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Uri,
-    WorkspaceEdit,
+    CodeActionProviderCapability, CodeDescription, Diagnostic, DiagnosticOptions,
+    DiagnosticServerCapabilities, DiagnosticSeverity, DidChangeWatchedFilesRegistrationOptions,
+    DocumentDiagnosticParams, FileSystemWatcher, GlobPattern, Hover, HoverContents, HoverParams,
+    HoverProviderCapability, InitializeParams, MarkupContent, MarkupKind, NumberOrString, Position,
+    PositionEncodingKind, PublishDiagnosticsParams, Range, Registration, RegistrationParams,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Uri, WorkspaceEdit,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -60,9 +64,22 @@ pub fn run(config: Option<&Path>) -> Result<Outcome, Failure> {
 pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failure> {
     let protocol = |e: lsp_server::ProtocolError| Failure::new(format!("server: {e}"));
     let (id, params) = connection.initialize_start().map_err(protocol)?;
+    let raw = params.clone();
     let params: InitializeParams = serde_json::from_value(params)
         .map_err(|e| Failure::new(format!("server: initialize: {e}")))?;
     let encoding = Encoding::negotiate(&params);
+    // A client that pulls diagnostics asks for them; pushing them too would show each
+    // finding twice.
+    let pull = params
+        .capabilities
+        .text_document
+        .as_ref()
+        .is_some_and(|t| t.diagnostic.is_some());
+    // The protocol names it `workspace.diagnostics`; lsp-types reads `diagnostic`.
+    let workspace = &raw["capabilities"]["workspace"];
+    let refresh = ["diagnostics", "diagnostic"]
+        .iter()
+        .any(|k| workspace[k]["refreshSupport"] == true);
     let capabilities = ServerCapabilities {
         position_encoding: Some(encoding.kind()),
         text_document_sync: Some(TextDocumentSyncCapability::Options(
@@ -73,6 +90,13 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
                 ..TextDocumentSyncOptions::default()
             },
         )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        diagnostic_provider: pull.then(|| {
+            DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                identifier: Some("copy-audit".to_owned()),
+                ..DiagnosticOptions::default()
+            })
+        }),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
             code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, FIX_ALL.into()]),
             ..CodeActionOptions::default()
@@ -93,6 +117,8 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
         candidates: candidates.clone(),
         broken: BTreeSet::new(),
         pending: Vec::new(),
+        pull,
+        files_changed: false,
     };
     for config in &candidates {
         server.config_changed(config);
@@ -122,10 +148,18 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
                 Message::Response(_) => {}
             }
         }
-        // A config's or lockfile's own diagnostics first, then the documents it changed.
+        // A config's or lockfile's own diagnostics first, then the documents it changed
+        // (a client that pulls is asked to pull again after a change on disk).
         let ready = std::mem::take(&mut server.pending);
-        let documents: Vec<PublishDiagnosticsParams> =
-            changed.iter().map(|uri| server.diagnostics(uri)).collect();
+        let documents: Vec<PublishDiagnosticsParams> = match server.pull {
+            false => changed.iter().map(|uri| server.diagnostics(uri)).collect(),
+            true => Vec::new(),
+        };
+        if std::mem::take(&mut server.files_changed) && server.pull && refresh {
+            let id = format!("copy-audit/refresh-{}", server.docs.len());
+            let ask = Request::new(id.into(), WorkspaceDiagnosticRefresh::METHOD.to_owned(), ());
+            send(&connection, Message::Request(ask))?;
+        }
         for params in ready.into_iter().chain(documents) {
             let note = Notification::new(PublishDiagnostics::METHOD.to_owned(), params);
             send(&connection, Message::Notification(note))?;
@@ -176,6 +210,10 @@ struct Server {
     broken: BTreeSet<PathBuf>,
     /// Diagnostics of files that are not documents (a config's error) to publish.
     pending: Vec<PublishDiagnosticsParams>,
+    /// The client pulls documents' diagnostics (`textDocument/diagnostic`).
+    pull: bool,
+    /// A config or lockfile changed since the last batch.
+    files_changed: bool,
 }
 
 impl Server {
@@ -186,6 +224,14 @@ impl Server {
         let answer = match method.as_str() {
             CodeActionRequest::METHOD => serde_json::from_value::<CodeActionParams>(params)
                 .map(|p| serde_json::to_value(self.code_actions(&p)).expect("actions serialise")),
+            DocumentDiagnosticRequest::METHOD => {
+                serde_json::from_value::<DocumentDiagnosticParams>(params).map(|p| {
+                    let items = self.diagnostics(p.text_document.uri.as_str()).diagnostics;
+                    serde_json::json!({ "kind": "full", "items": items })
+                })
+            }
+            HoverRequest::METHOD => serde_json::from_value::<HoverParams>(params)
+                .map(|p| serde_json::to_value(self.hover(&p)).expect("a hover serialises")),
             _ => {
                 let message = format!("copy-audit does not serve {method}");
                 return Response::new_err(id, ErrorCode::MethodNotFound as i32, message);
@@ -199,6 +245,44 @@ impl Server {
                 format!("{method}: {e}"),
             ),
         }
+    }
+
+    /// The documentation of the rules whose findings cover the position: each rule's
+    /// summary and paragraph, as its declaration (and `docs/rules.md`) has them.
+    fn hover(&mut self, p: &HoverParams) -> Option<Hover> {
+        let at = p.text_document_position_params.position;
+        let key = p.text_document_position_params.text_document.uri.as_str();
+        let doc = self.docs.get(key)?;
+        let (root, rel) = doc.place.as_ref()?;
+        let root = &mut self.roots[*root];
+        let rules = root.session.rules().clone();
+        let report = root.session.report_of(rel)?;
+        let starts = line_starts(&doc.text);
+        let mut sections = Vec::new();
+        let mut covered: Option<Range> = None;
+        for f in report.findings.iter() {
+            let d = to_diagnostic(&f, &doc.text, &starts, self.encoding, "");
+            if d.range.start > at || d.range.end < at {
+                continue;
+            }
+            covered.get_or_insert(d.range);
+            let Some(rule) = rules.get(&f.rule_id) else {
+                continue;
+            };
+            let meta = rule.meta();
+            let section = format!("**{}** — {}\n\n{}", meta.id, meta.summary, meta.doc);
+            if !sections.contains(&section) {
+                sections.push(section);
+            }
+        }
+        Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: sections.join("\n\n---\n\n"),
+            }),
+            range: covered,
+        })
+        .filter(|_| !sections.is_empty())
     }
 
     /// The fixes of the findings in the requested range, each a quick fix, and "fix all":
@@ -322,6 +406,7 @@ impl Server {
     /// A watched file changed on disk: a config (its root reloaded) or a lockfile (its
     /// entries read again); the documents whose diagnostics that changes.
     fn file_changed(&mut self, path: &Path) -> Vec<String> {
+        self.files_changed = true;
         let path = canonical(path);
         if let Some(config) = self.candidates.iter().find(|c| canonical(c) == path) {
             return self.config_changed(&config.clone());

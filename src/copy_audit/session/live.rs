@@ -16,6 +16,7 @@ use lockgraph_queries::copy::engine::{self, FileReport, Finding, Setup, Source, 
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::fix::{Fixed, fix_passes};
 use lockgraph_queries::copy::lockfile::{Entry, Lockfile};
+use lockgraph_queries::copy::rules::RuleSet;
 use lockgraph_queries::db::{Database, ExecutionLog};
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
@@ -173,6 +174,11 @@ impl Session {
             let source = Source::new(text.as_bytes().to_vec());
             engine::report_once(&self.setup, format, &source, entry, locale)
         })
+    }
+
+    /// The rules the session audits with.
+    pub fn rules(&self) -> &RuleSet {
+        &self.setup.rules.set
     }
 
     /// Which files the session's workspace audits.
