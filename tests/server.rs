@@ -741,3 +741,20 @@ fn a_client_that_pulls_diagnostics_gets_them_when_it_asks_and_is_asked_to_pull_a
     client.server_request("workspace/diagnostic/refresh");
     client.stop();
 }
+
+#[test]
+fn shutdown_and_exit_sent_together_end_the_server_at_once() {
+    let tree = Tree::copy_of("copy");
+    let mut client = Client::start(tree.dir.path(), &[]);
+    // As a client that does not wait for the answer: both land in one batch.
+    let shutdown = Request::new(RequestId::from(99), "shutdown".to_owned(), Value::Null);
+    client.conn.sender.send(Message::Request(shutdown)).unwrap();
+    client.notify("exit", Value::Null);
+    let started = std::time::Instant::now();
+    client.server.take().unwrap().join().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -28,11 +28,11 @@ use lockgraph_queries::hash::ContentHash;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
-    DidSaveTextDocument, Notification as LspNotification, PublishDiagnostics,
+    DidSaveTextDocument, Exit, Notification as LspNotification, PublishDiagnostics,
 };
 use lsp_types::request::{
     CodeActionRequest, DocumentDiagnosticRequest, HoverRequest, RegisterCapability,
-    Request as LspRequest, WorkspaceDiagnosticRefresh,
+    Request as LspRequest, Shutdown, WorkspaceDiagnosticRefresh,
 };
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams,
@@ -137,13 +137,17 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
         let mut changed = BTreeSet::new();
         for message in batch {
             match message {
+                // `shutdown` is answered here, not by lsp-server's `handle_shutdown`, which
+                // waits on the channel for the `exit` this batch may already hold.
+                Message::Request(request) if request.method == Shutdown::METHOD => {
+                    let ok = Response::new_ok(request.id, ());
+                    send(&connection, Message::Response(ok))?;
+                }
                 Message::Request(request) => {
-                    if connection.handle_shutdown(&request).map_err(protocol)? {
-                        return Ok(());
-                    }
                     let response = server.request(request);
                     send(&connection, Message::Response(response))?;
                 }
+                Message::Notification(n) if n.method == Exit::METHOD => return Ok(()),
                 Message::Notification(n) => changed.extend(server.notification(n)),
                 Message::Response(_) => {}
             }
