@@ -107,9 +107,12 @@ impl Session {
     /// Sets the text of `path` (tracking it if it is new): true when its bytes changed.
     pub fn set_text(&mut self, path: &str, bytes: Vec<u8>) -> bool {
         match self.files.get_mut(path) {
-            Some(t) if t.hash == ContentHash::of(&bytes) => false,
             Some(t) => {
-                t.hash = ContentHash::of(&bytes);
+                let hash = ContentHash::of(&bytes);
+                if t.hash == hash {
+                    return false;
+                }
+                t.hash = hash;
                 t.input.set_source(&mut self.db).to(Source::new(bytes));
                 true
             }
