@@ -33,12 +33,12 @@ impl Client {
         } else {
             json!({ "positionEncodings": encodings })
         };
-        Client::start_with(root, json!({ "general": general }))
+        Client::start_with(root, json!({ "capabilities": { "general": general } }))
     }
 
-    /// Connects and initializes with `root` as the one workspace folder and the client
-    /// `capabilities`.
-    fn start_with(root: &Path, capabilities: Value) -> Client {
+    /// Connects and initializes with `root` as the one workspace folder and the rest of
+    /// the parameters (`capabilities`, `initializationOptions`) from `params`.
+    fn start_with(root: &Path, params: Value) -> Client {
         let (server_side, conn) = Connection::memory();
         let server = std::thread::spawn(move || {
             lockgraph::copy_audit::server::serve(server_side, None).unwrap();
@@ -49,15 +49,16 @@ impl Client {
             next_id: 0,
             capabilities: Value::Null,
         };
-        let answer = client.request(
-            "initialize",
-            json!({
-                "processId": null,
-                "rootUri": null,
-                "capabilities": capabilities,
-                "workspaceFolders": [{ "uri": uri(root), "name": "root" }],
-            }),
-        );
+        let mut initialize = json!({
+            "processId": null,
+            "rootUri": null,
+            "capabilities": {},
+            "workspaceFolders": [{ "uri": uri(root), "name": "root" }],
+        });
+        for (key, value) in params.as_object().unwrap() {
+            initialize[key] = value.clone();
+        }
+        let answer = client.request("initialize", initialize);
         let result = answer.response_result.expect("initialize answered");
         client.capabilities = result["capabilities"].clone();
         client.notify("initialized", json!({}));
@@ -131,10 +132,8 @@ impl Client {
 /// The diagnostics' (rule, 1-based line, 1-based column, message), as the CLI prints
 /// findings (UTF-16 columns).
 fn seen(diagnostics: &Value) -> Vec<(String, u64, u64, String)> {
-    let mut out: Vec<_> = diagnostics["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let mut out: Vec<_> = findings_of(diagnostics)
+        .into_iter()
         .map(|d| {
             (
                 d["code"].as_str().unwrap().to_owned(),
@@ -146,6 +145,16 @@ fn seen(diagnostics: &Value) -> Vec<(String, u64, u64, String)> {
         .collect();
     out.sort();
     out
+}
+
+/// The diagnostics that are findings (not the `copy-audit/…` note on an entry's state).
+fn findings_of(diagnostics: &Value) -> Vec<&Value> {
+    diagnostics["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| !d["code"].as_str().unwrap().starts_with("copy-audit/"))
+        .collect()
 }
 
 /// The CLI's findings of every file of the tree at `root`, by root-relative path.
@@ -434,7 +443,7 @@ fn quick_fixes_and_fix_all_write_what_fix_writes() {
     client.open(&doc, 1, &text);
     let published = client.diagnostics(&doc);
     let quick = client.code_actions(&doc, Some(&["quickfix"]));
-    let fixable = published["diagnostics"].as_array().unwrap().len();
+    let fixable = findings_of(&published).len();
     assert!(
         !quick.is_empty() && quick.len() <= fixable,
         "{} of {fixable}",
@@ -455,10 +464,21 @@ fn quick_fixes_and_fix_all_write_what_fix_writes() {
         .unwrap();
     assert_eq!(fixed, tree.read(UVOD), "fix all is what --fix writes");
 
-    // An unsaved edit leaves the entry stale: no fixes until it is segmented again.
+    // An unsaved edit leaves the entry stale: no fixes until it is segmented again, and
+    // the note on the first line says so.
     client.change(&doc, 2, &format!("{text}\nNová věta ... zde.\n"));
-    client.diagnostics(&doc);
-    assert!(client.code_actions(&doc, None).is_empty());
+    let stale = client.diagnostics(&doc);
+    let note = stale["diagnostics"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(note["code"], "copy-audit/stale");
+    assert_eq!(note["range"]["start"]["line"], 0);
+    let offered = client.code_actions(&doc, None);
+    assert_eq!(offered.len(), 1, "{offered:?}");
+    assert_eq!(offered[0]["command"]["command"], "copy-audit.segment");
     client.stop();
 }
 
@@ -607,7 +627,7 @@ impl Client {
 /// Starts a client that lets servers register for file changes.
 fn watching_client(root: &Path) -> Client {
     let watching = json!({ "didChangeWatchedFiles": { "dynamicRegistration": true } });
-    Client::start_with(root, json!({ "workspace": watching }))
+    Client::start_with(root, json!({ "capabilities": { "workspace": watching } }))
 }
 
 #[test]
@@ -715,13 +735,13 @@ fn a_client_that_pulls_diagnostics_gets_them_when_it_asks_and_is_asked_to_pull_a
 
     let mut client = Client::start_with(
         tree.dir.path(),
-        json!({
+        json!({ "capabilities": {
             "textDocument": { "diagnostic": { "dynamicRegistration": false } },
             "workspace": {
                 "diagnostics": { "refreshSupport": true },
                 "didChangeWatchedFiles": { "dynamicRegistration": true },
             },
-        }),
+        }}),
     );
     assert_eq!(
         client.capabilities["diagnosticProvider"]["identifier"],
@@ -757,4 +777,86 @@ fn shutdown_and_exit_sent_together_end_the_server_at_once() {
         "{:?}",
         started.elapsed()
     );
+}
+
+/// The command of the code action among `offered` that runs `name`.
+fn command_of(offered: &[Value], name: &str) -> Value {
+    offered
+        .iter()
+        .map(|a| &a["command"])
+        .find(|c| c["command"] == name)
+        .unwrap_or_else(|| panic!("no {name} among {offered:?}"))
+        .clone()
+}
+
+#[test]
+fn segment_and_mark_reviewed_write_the_entry_through_commands() {
+    const WELCOME: &str = "src/components/Welcome.tsx";
+    let tree = Tree::copy_of("copy");
+    // With initializationOptions: "mark reviewed" needs a reviewer.
+    let mut client = Client::start_with(
+        tree.dir.path(),
+        json!({ "initializationOptions": { "reviewer": "tester@2026-12-04" } }),
+    );
+    assert_eq!(
+        client.capabilities["executeCommandProvider"]["commands"],
+        json!(["copy-audit.segment", "copy-audit.markReviewed"])
+    );
+
+    let doc = uri(&tree.path(WELCOME));
+    client.open(&doc, 1, &tree.read(WELCOME));
+    let first = client.diagnostics(&doc);
+    let note = first["diagnostics"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(note["code"], "copy-audit/unsegmented", "{first}");
+    let offered = client.code_actions(&doc, Some(&["source"]));
+    let segment = command_of(&offered, "copy-audit.segment");
+    let done = client.request("workspace/executeCommand", segment.clone());
+    assert!(done.response_result.is_ok(), "{done:?}");
+    let lock = common::json(tree.read(".copy-editor.lock.json").as_bytes());
+    let entry = &lock["files"][WELCOME];
+    assert!(entry["spans"].is_array(), "{lock}");
+    assert_eq!(entry["reviewedBy"], Value::Null);
+    // Re-checked with the new entry: fresh, not yet reviewed.
+    let second = client.diagnostics(&doc);
+    let note = second["diagnostics"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(note["code"], "copy-audit/unreviewed", "{second}");
+    assert_eq!(findings_of(&second)[0]["data"]["segmentation"], "cached");
+
+    let offered = client.code_actions(&doc, Some(&["source"]));
+    let review = command_of(&offered, "copy-audit.markReviewed");
+    let done = client.request("workspace/executeCommand", review.clone());
+    assert!(done.response_result.is_ok(), "{done:?}");
+    let lock = common::json(tree.read(".copy-editor.lock.json").as_bytes());
+    assert_eq!(lock["files"][WELCOME]["reviewedBy"], "tester@2026-12-04");
+    let third = client.diagnostics(&doc);
+    assert!(
+        third["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| !d["code"].as_str().unwrap().starts_with("copy-audit/")),
+        "{third}"
+    );
+    // A command for a document not open: an error naming it.
+    let missing = client.request(
+        "workspace/executeCommand",
+        json!({ "command": "copy-audit.segment", "arguments": ["file:///nowhere.md"] }),
+    );
+    let error = missing.response_result.expect_err("an error");
+    assert!(
+        error.message.contains("file:///nowhere.md"),
+        "{}",
+        error.message
+    );
+    client.stop();
 }

@@ -1,12 +1,17 @@
 //! Edits of the lockfile that commands share: each under the root's lock, validated
 //! before it is written, and written only when it changed (`lockfile add`, `mark-reviewed`,
 //! `normalize`, `invalidate`, the audit's `--refresh-cache`, `--offline` and
-//! `--review-cache`).
+//! `--review-cache`, and the language server's segment and mark-reviewed commands and its
+//! re-anchoring on save).
 
 use super::workspace::Workspace;
 use super::{Failure, Outcome};
+use crate::config::PathMatcher;
 use crate::fsutil::{DirLock, write_if_changed};
-use lockgraph_queries::copy::lockfile::{self, Lockfile};
+use lockgraph_queries::copy::extract::{Format, extract};
+use lockgraph_queries::copy::lockfile::{self, Backend, Field, Lockfile, Segmenter};
+use lockgraph_queries::copy::structural::{self, Setup};
+use lockgraph_queries::hash::ContentHash;
 
 /// Runs one lockfile edit under the lock and writes the result if it changed.
 pub fn edit(
@@ -53,4 +58,95 @@ pub fn now_utc() -> String {
         "[year]-[month]-[day]T[hour]:[minute]:[second]Z"
     ))
     .expect("a UTC timestamp formats")
+}
+
+/// The structural backend's entries for `files` whose entry is missing or stale, under
+/// the lockfile's lock; files that are not text or do not parse are left to the audit to
+/// report. New entries are unreviewed, and a reviewed entry they replace hands its notes
+/// and path hints on (the seed's merge rules, `lockfile::refreshed_entry`). In a lockfile
+/// the agent writes, the backend is left alone and each structural span says so in its
+/// note, so a reviewer can tell them from the agent's. `by` names who asked, in the
+/// message.
+pub fn segment(
+    ws: &Workspace,
+    matcher: &PathMatcher,
+    files: &[String],
+    by: &str,
+) -> Result<Outcome, Failure> {
+    let existed = ws.lock_path.exists();
+    edit(ws, |ws, lock| {
+        if !existed && lock.files.is_empty() {
+            // A lockfile this run creates is the structural backend's own.
+            lock.segmenter = Segmenter {
+                backend: Backend::Structural,
+                prompt_version: None,
+            };
+        }
+        let agent = lock.segmenter.backend == Backend::Agent;
+        let now = now_utc();
+        let declared = &ws.config.declared_profiles;
+        let default_language = ws.config.language.as_deref().unwrap_or_default();
+        let mut written = 0;
+        for rel in files {
+            let Ok(text) = ws.read_text(rel) else {
+                continue;
+            };
+            let hash = ContentHash::of(text.as_bytes()).to_string();
+            let previous = lock.files.get(rel);
+            if previous.is_some_and(|e| e.content_hash == hash) {
+                continue;
+            }
+            let format = Format::from_path(rel);
+            let Ok(views) = extract(format, &text) else {
+                continue;
+            };
+            let setup = Setup {
+                declared,
+                default_language,
+                locale: matcher.locale_for(rel),
+            };
+            let spans = structural::spans(format, &text, &views, &setup);
+            let mut entry = lockfile::refreshed_entry(previous, spans, hash, now.clone());
+            if agent {
+                for span in &mut entry.spans {
+                    span.note = Field::Value(match span.note.value() {
+                        Some(kept) => format!("structural; {kept}"),
+                        None => "structural".to_owned(),
+                    });
+                }
+            }
+            lock.files.insert(rel.clone(), entry);
+            written += 1;
+        }
+        Ok(format!(
+            "{by}: {written} entries written by the structural segmenter, unreviewed"
+        ))
+    })
+}
+
+/// Marks the entry of `rel` reviewed by `by`: only an entry fresh for the file on disk.
+pub fn mark_reviewed(ws: &Workspace, rel: &str, by: &str) -> Result<Outcome, Failure> {
+    edit(ws, |ws, lock| {
+        if by.trim().is_empty() {
+            return Err(Failure::new(
+                "--by needs a reviewer id, e.g. ondrej@2026-04-12",
+            ));
+        }
+        let text = ws.read_text(rel)?;
+        let entry = lock.files.get_mut(rel).ok_or_else(|| {
+            Failure::new(format!(
+                "{rel}: no lockfile entry to review; segment it first (copy-audit segment {rel})"
+            ))
+        })?;
+        let actual = ContentHash::of(text.as_bytes()).to_string();
+        if entry.content_hash != actual {
+            return Err(Failure::new(format!(
+                "{rel}: the file changed since it was segmented (entry {}, file {actual}); \
+                 re-segment before review",
+                entry.content_hash
+            )));
+        }
+        entry.reviewed_by = Some(by.to_owned());
+        Ok(format!("{rel}: reviewed by {by}"))
+    })
 }

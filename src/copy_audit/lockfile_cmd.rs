@@ -4,7 +4,7 @@
 //! written canonically, atomically, and only when a byte changes.
 
 use super::cli::{LockfileCommand, OutputFormat};
-use super::lockedit::{edit, invalidate, now_utc};
+use super::lockedit::{self, edit, invalidate, now_utc};
 use super::problems::{Problem, entry_problems, past_what, range_text};
 use super::report::print_json;
 use super::workspace::Workspace;
@@ -58,30 +58,10 @@ pub fn run(ws: &Workspace, cmd: LockfileCommand, format: OutputFormat) -> Result
                 "{rel}: entry written with {count} spans, awaiting review"
             ))
         }),
-        LockfileCommand::MarkReviewed { path, by } => edit(ws, |ws, lock| {
-            if by.trim().is_empty() {
-                return Err(Failure::new(
-                    "--by needs a reviewer id, e.g. ondrej@2026-04-12",
-                ));
-            }
+        LockfileCommand::MarkReviewed { path, by } => {
             let rel = ws.lockfile_key(&path)?;
-            let text = ws.read_text(&rel)?;
-            let entry = lock.files.get_mut(&rel).ok_or_else(|| {
-                Failure::new(format!(
-                    "{rel}: no lockfile entry to review; segment it first (copy-audit segment {rel})"
-                ))
-            })?;
-            let actual = ContentHash::of(text.as_bytes()).to_string();
-            if entry.content_hash != actual {
-                return Err(Failure::new(format!(
-                    "{rel}: the file changed since it was segmented (entry {}, file {actual}); \
-                     re-segment before review",
-                    entry.content_hash
-                )));
-            }
-            entry.reviewed_by = Some(by.clone());
-            Ok(format!("{rel}: reviewed by {by}"))
-        }),
+            lockedit::mark_reviewed(ws, &rel, &by)
+        }
         LockfileCommand::Check => check(ws, format),
         LockfileCommand::Merge { base, ours, theirs } => merge(&base, &ours, &theirs),
         LockfileCommand::Normalize => edit(ws, |ws, lock| {

@@ -3,9 +3,17 @@
 use super::diagnostics::to_diagnostic;
 use super::positions::{line_starts, position};
 use super::*;
+use lockgraph_queries::copy::engine::EntryState;
+use lsp_types::{Command, ExecuteCommandParams};
 
 /// The code action kind of "fix all", under `source.fixAll` as editors run it on save.
 pub(super) const FIX_ALL: &str = "source.fixAll.copy-audit";
+
+/// The command that writes a document's entry as `--offline` does.
+pub(super) const SEGMENT: &str = "copy-audit.segment";
+
+/// The command that marks a document's fresh entry reviewed.
+pub(super) const MARK_REVIEWED: &str = "copy-audit.markReviewed";
 
 impl Server {
     /// The documentation of the rules whose findings cover the position: each rule's
@@ -70,8 +78,35 @@ impl Server {
         let Some(report) = session.report_of(rel) else {
             return Vec::new();
         };
+        // The entry itself: written, or reviewed, by a command (through the lockfile).
+        let lockfile_action = match report.state {
+            EntryState::Missing | EntryState::Stale => Some((
+                "Segment with the structural backend (as --offline)",
+                SEGMENT,
+            )),
+            EntryState::Fresh if entry.as_ref().is_some_and(|e| e.reviewed_by.is_none()) => {
+                Some(("Mark the lockfile entry reviewed", MARK_REVIEWED))
+            }
+            _ => None,
+        };
+        let mut lockfile_actions = Vec::new();
+        if let Some((title, command)) = lockfile_action
+            && wants(&CodeActionKind::SOURCE)
+        {
+            let arguments = Some(vec![serde_json::json!(p.text_document.uri.as_str())]);
+            lockfile_actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: title.to_owned(),
+                kind: Some(CodeActionKind::SOURCE),
+                command: Some(Command::new(
+                    title.to_owned(),
+                    command.to_owned(),
+                    arguments,
+                )),
+                ..CodeAction::default()
+            }));
+        }
         if !report.state.has_usable_spans() {
-            return Vec::new();
+            return lockfile_actions;
         }
         let starts = line_starts(&doc.text);
         let segmentation = segmentation(report.state);
@@ -142,7 +177,58 @@ impl Server {
             .get_mut(key)
             .expect("the document is open")
             .anchors = anchors;
+        actions.extend(lockfile_actions);
         actions
+    }
+
+    /// Runs a command of the server's: segments the document's file on disk as
+    /// `--offline` does, or marks its entry reviewed; then the lockfile is read again and
+    /// the root's documents are checked anew.
+    pub(super) fn execute(&mut self, p: &ExecuteCommandParams) -> Result<(), Failure> {
+        let uri = p
+            .arguments
+            .first()
+            .and_then(|a| a.as_str())
+            .ok_or_else(|| Failure::new(format!("{}: the document's URI is missing", p.command)))?;
+        let doc = self
+            .docs
+            .get(uri)
+            .ok_or_else(|| Failure::new(format!("{uri}: not an open document")))?;
+        let (root, rel) = doc
+            .place
+            .clone()
+            .ok_or_else(|| Failure::new(format!("{uri}: outside every config's scope")))?;
+        let r = &mut self.roots[root];
+        match p.command.as_str() {
+            SEGMENT => {
+                let matcher = r.session.matcher().clone();
+                lockedit::segment(
+                    &r.ws,
+                    &matcher,
+                    std::slice::from_ref(&rel),
+                    "copy-audit server",
+                )?;
+            }
+            MARK_REVIEWED => {
+                let by = self.reviewer.as_deref().ok_or_else(|| {
+                    Failure::new(
+                        "no reviewer: set $COPY_EDITOR_REVIEWER or the client's `reviewer` \
+                         setting (initializationOptions)",
+                    )
+                })?;
+                lockedit::mark_reviewed(&r.ws, &rel, by)?;
+            }
+            other => return Err(Failure::new(format!("copy-audit has no command {other}"))),
+        }
+        r.session.reload_lockfile(&r.ws)?;
+        for (key, doc) in &mut self.docs {
+            if doc.place.as_ref().is_some_and(|(i, _)| *i == root) {
+                doc.anchors.clear();
+                doc.reanchored = None;
+                self.republish.push(key.clone());
+            }
+        }
+        Ok(())
     }
 }
 

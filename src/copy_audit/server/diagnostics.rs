@@ -2,6 +2,7 @@
 
 use super::positions::{line_starts, position};
 use super::*;
+use lockgraph_queries::copy::engine::EntryState;
 
 /// A report's findings as diagnostics on `text`, the bytes they were found in.
 pub(super) fn to_diagnostics(
@@ -81,4 +82,34 @@ pub(super) fn file_diagnostic(
         message,
         ..Diagnostic::default()
     }
+}
+
+/// The diagnostic on a document's first line that says what its entry lacks: none, or a
+/// stale one (the findings' spans are provisional: "segment" writes one), or a fresh one
+/// not yet reviewed ("mark reviewed"). Its code is `copy-audit/…`, not a rule's.
+pub(super) fn segmentation_state(state: EntryState, entry: Option<&Entry>) -> Option<Diagnostic> {
+    let (code, message) = match state {
+        EntryState::Missing => (
+            "copy-audit/unsegmented",
+            "no lockfile entry: the findings use provisional spans; segment the file",
+        ),
+        EntryState::Stale => (
+            "copy-audit/stale",
+            "the lockfile entry is stale (the file changed since it was segmented): the \
+             findings use provisional spans; segment the file again",
+        ),
+        EntryState::Fresh if entry.is_some_and(|e| e.reviewed_by.is_none()) => (
+            "copy-audit/unreviewed",
+            "the lockfile entry is not reviewed yet",
+        ),
+        _ => return None,
+    };
+    Some(Diagnostic {
+        range: Range::new(Position::new(0, 0), Position::new(0, 0)),
+        severity: Some(DiagnosticSeverity::INFORMATION),
+        code: Some(NumberOrString::String(code.to_owned())),
+        source: Some("copy-audit".to_owned()),
+        message: message.to_owned(),
+        ..Diagnostic::default()
+    })
 }

@@ -25,8 +25,8 @@ use super::report::segmentation;
 use super::session::Session;
 use super::workspace::Workspace;
 use super::{Failure, Outcome};
-use actions::FIX_ALL;
-use diagnostics::to_diagnostics;
+use actions::{FIX_ALL, MARK_REVIEWED, SEGMENT};
+use diagnostics::{segmentation_state, to_diagnostics};
 use files::{config_candidates, file_path, watches_files};
 use lockgraph_queries::copy::engine::{FileReport, Finding};
 use lockgraph_queries::copy::fix::apply;
@@ -39,18 +39,19 @@ use lsp_types::notification::{
     DidSaveTextDocument, Exit, Notification as LspNotification, PublishDiagnostics,
 };
 use lsp_types::request::{
-    CodeActionRequest, DocumentDiagnosticRequest, HoverRequest, RegisterCapability,
+    CodeActionRequest, DocumentDiagnosticRequest, ExecuteCommand, HoverRequest, RegisterCapability,
     Request as LspRequest, Shutdown, WorkspaceDiagnosticRefresh,
 };
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams,
     CodeActionProviderCapability, CodeDescription, Diagnostic, DiagnosticOptions,
     DiagnosticServerCapabilities, DiagnosticSeverity, DidChangeWatchedFilesRegistrationOptions,
-    DocumentDiagnosticParams, FileSystemWatcher, GlobPattern, Hover, HoverContents, HoverParams,
-    HoverProviderCapability, InitializeParams, MarkupContent, MarkupKind, NumberOrString, Position,
-    PositionEncodingKind, PublishDiagnosticsParams, Range, Registration, RegistrationParams,
-    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Uri, WorkspaceEdit,
+    DocumentDiagnosticParams, ExecuteCommandOptions, ExecuteCommandParams, FileSystemWatcher,
+    GlobPattern, Hover, HoverContents, HoverParams, HoverProviderCapability, InitializeParams,
+    MarkupContent, MarkupKind, NumberOrString, Position, PositionEncodingKind,
+    PublishDiagnosticsParams, Range, Registration, RegistrationParams, ServerCapabilities,
+    ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions, TextEdit, Uri, WorkspaceEdit,
 };
 use positions::Encoding;
 use std::collections::{BTreeMap, BTreeSet};
@@ -97,6 +98,10 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
             },
         )),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![SEGMENT.to_owned(), MARK_REVIEWED.to_owned()],
+            ..ExecuteCommandOptions::default()
+        }),
         diagnostic_provider: pull.then(|| {
             DiagnosticServerCapabilities::Options(DiagnosticOptions {
                 identifier: Some("copy-audit".to_owned()),
@@ -125,6 +130,8 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
         pending: Vec::new(),
         pull,
         files_changed: false,
+        republish: Vec::new(),
+        reviewer: reviewer(&raw),
     };
     for config in &candidates {
         server.config_changed(config);
@@ -152,6 +159,7 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
                 Message::Request(request) => {
                     let response = server.request(request);
                     send(&connection, Message::Response(response))?;
+                    changed.extend(std::mem::take(&mut server.republish));
                 }
                 Message::Notification(n) if n.method == Exit::METHOD => return Ok(()),
                 Message::Notification(n) => changed.extend(server.notification(n)),
@@ -224,6 +232,11 @@ struct Server {
     pull: bool,
     /// A config or lockfile changed since the last batch.
     files_changed: bool,
+    /// Documents a request changed the diagnostics of (a command's lockfile edit).
+    republish: Vec<String>,
+    /// Who "mark reviewed" names: `$COPY_EDITOR_REVIEWER`, else the client's `reviewer`
+    /// setting (`initializationOptions`).
+    reviewer: Option<String>,
 }
 
 impl Server {
@@ -239,6 +252,19 @@ impl Server {
                     let items = self.diagnostics(p.text_document.uri.as_str()).diagnostics;
                     serde_json::json!({ "kind": "full", "items": items })
                 })
+            }
+            ExecuteCommand::METHOD => {
+                match serde_json::from_value::<ExecuteCommandParams>(params) {
+                    Ok(p) => {
+                        return match self.execute(&p) {
+                            Ok(()) => Response::new_ok(id, ()),
+                            Err(e) => {
+                                Response::new_err(id, ErrorCode::RequestFailed as i32, e.message)
+                            }
+                        };
+                    }
+                    Err(e) => Err(e),
+                }
             }
             HoverRequest::METHOD => serde_json::from_value::<HoverParams>(params)
                 .map(|p| serde_json::to_value(self.hover(&p)).expect("a hover serialises")),
@@ -411,8 +437,16 @@ impl Server {
         };
         let diagnostics = match &doc.place {
             Some((root, rel)) => {
-                let report = self.roots[*root].session.report_of(rel);
-                report.map_or_else(Vec::new, |r| to_diagnostics(r, &doc.text, self.encoding))
+                let session = &mut self.roots[*root].session;
+                let entry = session.entry_of(rel);
+                match session.report_of(rel) {
+                    Some(report) => {
+                        let mut all = to_diagnostics(report, &doc.text, self.encoding);
+                        all.extend(segmentation_state(report.state, entry.as_ref()));
+                        all
+                    }
+                    None => Vec::new(),
+                }
             }
             None => Vec::new(),
         };
@@ -423,4 +457,17 @@ impl Server {
 /// A notification's parameters, or why they do not parse.
 fn params<N: LspNotification>(n: Notification) -> Result<N::Params, String> {
     serde_json::from_value(n.params).map_err(|e| e.to_string())
+}
+
+/// The reviewer "mark reviewed" names: `$COPY_EDITOR_REVIEWER`, else the client's
+/// `initializationOptions.reviewer`.
+fn reviewer(initialize: &serde_json::Value) -> Option<String> {
+    std::env::var("COPY_EDITOR_REVIEWER")
+        .ok()
+        .or_else(|| {
+            initialize["initializationOptions"]["reviewer"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .filter(|r| !r.trim().is_empty())
 }
