@@ -87,33 +87,7 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
     let refresh = ["diagnostics", "diagnostic"]
         .iter()
         .any(|k| workspace[k]["refreshSupport"] == true);
-    let capabilities = ServerCapabilities {
-        position_encoding: Some(encoding.kind()),
-        text_document_sync: Some(TextDocumentSyncCapability::Options(
-            TextDocumentSyncOptions {
-                open_close: Some(true),
-                change: Some(TextDocumentSyncKind::FULL),
-                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
-                ..TextDocumentSyncOptions::default()
-            },
-        )),
-        hover_provider: Some(HoverProviderCapability::Simple(true)),
-        execute_command_provider: Some(ExecuteCommandOptions {
-            commands: vec![SEGMENT.to_owned(), MARK_REVIEWED.to_owned()],
-            ..ExecuteCommandOptions::default()
-        }),
-        diagnostic_provider: pull.then(|| {
-            DiagnosticServerCapabilities::Options(DiagnosticOptions {
-                identifier: Some("copy-audit".to_owned()),
-                ..DiagnosticOptions::default()
-            })
-        }),
-        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, FIX_ALL.into()]),
-            ..CodeActionOptions::default()
-        })),
-        ..ServerCapabilities::default()
-    };
+    let capabilities = capabilities(encoding, pull);
     let info = ServerInfo {
         name: "copy-audit".to_owned(),
         version: Some(env!("CARGO_PKG_VERSION").to_owned()),
@@ -182,6 +156,38 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
             let note = Notification::new(PublishDiagnostics::METHOD.to_owned(), params);
             send(&connection, Message::Notification(note))?;
         }
+    }
+}
+
+/// What the server offers: full text sync with saves, hover, the commands, code actions,
+/// and pulled diagnostics for a client that pulls.
+fn capabilities(encoding: Encoding, pull: bool) -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(encoding.kind()),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::FULL),
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![SEGMENT.to_owned(), MARK_REVIEWED.to_owned()],
+            ..ExecuteCommandOptions::default()
+        }),
+        diagnostic_provider: pull.then(|| {
+            DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                identifier: Some("copy-audit".to_owned()),
+                ..DiagnosticOptions::default()
+            })
+        }),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX, FIX_ALL.into()]),
+            ..CodeActionOptions::default()
+        })),
+        ..ServerCapabilities::default()
     }
 }
 
