@@ -15,7 +15,7 @@ use crate::config::PathMatcher;
 use crate::fsutil::{DirLock, Replaced, replace_if_still, write_if_changed};
 use crate::progress::Progress;
 use lockgraph_queries::copy::engine::{self, SourceFix};
-use lockgraph_queries::copy::fix::apply;
+use lockgraph_queries::copy::fix::{MAX_PASSES, apply};
 use lockgraph_queries::copy::lockfile;
 use lockgraph_queries::hash::ContentHash;
 
@@ -28,10 +28,6 @@ struct FixWrite {
     read: ContentHash,
     step: Planned,
 }
-
-/// Fixes can overlap (two rules on one space); the later one is applied on the next pass.
-/// Passes stop when nothing changes, so a second `--fix` run has nothing left to do.
-const MAX_PASSES: usize = 8;
 
 /// Fixes the files in scope of `matcher`, before the audit that follows reads them.
 pub fn run(

@@ -1,6 +1,6 @@
 //! Code actions (each finding's fix, and "fix all" as `--fix` applies them) and hover.
 
-use super::diagnostics::to_diagnostic;
+use super::diagnostics::{finding_range, to_diagnostic};
 use super::positions::{line_starts, position};
 use super::*;
 use lockgraph_queries::copy::engine::EntryState;
@@ -24,17 +24,17 @@ impl Server {
         let doc = self.docs.get(key)?;
         let (root, rel) = doc.place.as_ref()?;
         let root = &mut self.roots[*root];
-        let rules = root.session.rules().clone();
+        let rules = root.session.rules();
         let report = root.session.report_of(rel)?;
         let starts = line_starts(&doc.text);
         let mut sections = Vec::new();
         let mut covered: Option<Range> = None;
         for f in report.findings.iter() {
-            let d = to_diagnostic(&f, &doc.text, &starts, self.encoding, "");
-            if d.range.start > at || d.range.end < at {
+            let range = finding_range(&f, &doc.text, &starts, self.encoding);
+            if range.start > at || range.end < at {
                 continue;
             }
-            covered.get_or_insert(d.range);
+            covered.get_or_insert(range);
             let Some(rule) = rules.get(&f.rule_id) else {
                 continue;
             };

@@ -19,6 +19,18 @@ pub(super) fn to_diagnostics(
         .collect()
 }
 
+/// Where a finding stands, as the client counts positions.
+pub(super) fn finding_range(
+    f: &Finding,
+    text: &str,
+    starts: &[usize],
+    encoding: Encoding,
+) -> Range {
+    let start = position(text, starts, f.line, f.column, encoding);
+    let end = position(text, starts, f.end.line, f.end.column, encoding);
+    Range::new(start, end.max(start))
+}
+
 pub(super) fn to_diagnostic(
     f: &Finding,
     text: &str,
@@ -26,10 +38,8 @@ pub(super) fn to_diagnostic(
     encoding: Encoding,
     segmentation: &str,
 ) -> Diagnostic {
-    let start = position(text, starts, f.line, f.column, encoding);
-    let end = position(text, starts, f.end.line, f.end.column, encoding);
     Diagnostic {
-        range: Range::new(start, end.max(start)),
+        range: finding_range(f, text, starts, encoding),
         severity: Some(match f.severity {
             Severity::Error => DiagnosticSeverity::ERROR,
             Severity::Warning => DiagnosticSeverity::WARNING,
