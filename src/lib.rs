@@ -19,6 +19,7 @@ impl Failure {
 pub mod config;
 pub mod copy_audit;
 pub mod fsutil;
+pub mod lsp;
 mod memory;
 pub mod output;
 pub mod progress;

@@ -1,8 +1,8 @@
 //! Code actions (each finding's fix, and "fix all" as `--fix` applies them) and hover.
 
 use super::diagnostics::{finding_range, to_diagnostic};
-use super::positions::{line_starts, position};
 use super::*;
+use crate::lsp::{Column, end_of, line_starts, position};
 use lockgraph_queries::copy::engine::EntryState;
 use lsp_types::{Command, ExecuteCommandParams};
 
@@ -126,6 +126,7 @@ impl Server {
                         &starts,
                         fix.start.line,
                         fix.start.column,
+                        Column::Utf16,
                         self.encoding,
                     ),
                     position(
@@ -133,6 +134,7 @@ impl Server {
                         &starts,
                         fix.end.line,
                         fix.end.column,
+                        Column::Utf16,
                         self.encoding,
                     ),
                 );
@@ -238,16 +240,4 @@ impl Server {
 fn edit(uri: &Uri, range: Range, new_text: String) -> WorkspaceEdit {
     let changes = [(uri.clone(), vec![TextEdit::new(range, new_text)])].into();
     WorkspaceEdit::new(changes)
-}
-
-/// Where `text` ends, as a position.
-pub(super) fn end_of(text: &str, starts: &[usize], encoding: Encoding) -> Position {
-    let row = starts.len() - 1;
-    let last = &text[starts[row]..];
-    let character = match encoding {
-        Encoding::Utf8 => last.len(),
-        Encoding::Utf16 => last.encode_utf16().count(),
-        Encoding::Utf32 => last.chars().count(),
-    };
-    Position::new(row as u32, character as u32)
 }

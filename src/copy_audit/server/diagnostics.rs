@@ -1,7 +1,7 @@
 //! Findings as diagnostics, and the diagnostics of files that are not documents.
 
-use super::positions::{line_starts, position};
 use super::*;
+use crate::lsp::{Column, line_starts, position};
 use lockgraph_queries::copy::engine::EntryState;
 
 /// A report's findings as diagnostics on `text`, the bytes they were found in.
@@ -26,8 +26,15 @@ pub(super) fn finding_range(
     starts: &[usize],
     encoding: Encoding,
 ) -> Range {
-    let start = position(text, starts, f.line, f.column, encoding);
-    let end = position(text, starts, f.end.line, f.end.column, encoding);
+    let start = position(text, starts, f.line, f.column, Column::Utf16, encoding);
+    let end = position(
+        text,
+        starts,
+        f.end.line,
+        f.end.column,
+        Column::Utf16,
+        encoding,
+    );
     Range::new(start, end.max(start))
 }
 

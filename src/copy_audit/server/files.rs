@@ -3,6 +3,7 @@
 
 use super::diagnostics::file_diagnostic;
 use super::*;
+use crate::lsp::{canonical, uri_of};
 
 impl Server {
     /// A watched file changed on disk: a config (its root reloaded) or a lockfile (its
@@ -182,66 +183,4 @@ pub(super) fn open_root(config: &Path) -> Result<Root, (Option<u64>, Option<u64>
         ws,
         session,
     })
-}
-
-/// Whether the client tells a server about changed files it registers for.
-pub(super) fn watches_files(params: &InitializeParams) -> bool {
-    params
-        .capabilities
-        .workspace
-        .as_ref()
-        .and_then(|w| w.did_change_watched_files.as_ref())
-        .and_then(|d| d.dynamic_registration)
-        .unwrap_or(false)
-}
-
-/// A path with its directory canonicalised, to compare the client's paths with ours.
-pub(super) fn canonical(path: &Path) -> PathBuf {
-    match (path.parent().map(std::fs::canonicalize), path.file_name()) {
-        (Some(Ok(dir)), Some(name)) => dir.join(name),
-        _ => path.to_owned(),
-    }
-}
-
-/// The `file:` URI of a local path (percent-encoding what a URI cannot hold).
-pub(super) fn uri_of(path: &Path) -> Option<Uri> {
-    let mut text = String::from("file://");
-    for b in path.to_string_lossy().bytes() {
-        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
-            text.push(b as char);
-        } else {
-            text.push_str(&format!("%{b:02X}"));
-        }
-    }
-    Uri::from_str(&text).ok()
-}
-
-/// The local path of a `file:` URI, percent-decoded.
-pub(super) fn file_path(uri: &Uri) -> Option<PathBuf> {
-    let rest = uri.as_str().strip_prefix("file://")?;
-    // `file:///home/…`; a host (`file://server/…`) is not a local file.
-    let path = rest.strip_prefix('/').map(|p| format!("/{p}"))?;
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (
-            bytes[i],
-            bytes.get(i + 1).copied(),
-            bytes.get(i + 2).copied(),
-        ) {
-            (b'%', Some(h), Some(l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push((hex(h)? * 16 + hex(l)?) as u8);
-                i += 3;
-            }
-            (b'?' | b'#', _, _) => break,
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    use std::os::unix::ffi::OsStringExt;
-    Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
 }

@@ -7,27 +7,25 @@
 //! rule's section of `docs/rules.md`, the severity, and whether the spans that filtered
 //! them are the lockfile's (`cached`) or the structural segmenter's (`provisional`).
 //!
-//! Messages are taken in batches: everything the client has sent by the time one
-//! arrives is applied first, then each changed document is audited once, at its latest
-//! version, and its diagnostics are published tagged with that version. A document
+//! Messages are taken in batches (`crate::lsp::serve_batches`): each changed document is
+//! audited once per batch, at its latest version, and its diagnostics are published
+//! tagged with that version. A document
 //! outside every root's scope gets no diagnostics. A malformed message is answered with
 //! an error (a request) or noted on stderr (a notification); the server keeps serving.
-//!
-//! Built on `lsp-server` (synchronous, as the engine is): no async runtime.
 
 mod actions;
 mod diagnostics;
 mod files;
-mod positions;
 
 use super::lockedit;
 use super::report::segmentation;
 use super::session::Session;
 use super::workspace::Workspace;
 use super::{Failure, Outcome};
+use crate::lsp::{Encoding, file_path, params, send, watches_files};
 use actions::{FIX_ALL, MARK_REVIEWED, SEGMENT};
 use diagnostics::{segmentation_state, to_diagnostics};
-use files::{config_candidates, file_path, watches_files};
+use files::config_candidates;
 use lockgraph_queries::copy::engine::{FileReport, Finding};
 use lockgraph_queries::copy::fix::apply;
 use lockgraph_queries::copy::lockfile::Entry;
@@ -36,11 +34,11 @@ use lockgraph_queries::hash::ContentHash;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
-    DidSaveTextDocument, Exit, Notification as LspNotification, PublishDiagnostics,
+    DidSaveTextDocument, Notification as LspNotification, PublishDiagnostics,
 };
 use lsp_types::request::{
     CodeActionRequest, DocumentDiagnosticRequest, ExecuteCommand, HoverRequest, RegisterCapability,
-    Request as LspRequest, Shutdown, WorkspaceDiagnosticRefresh,
+    Request as LspRequest, WorkspaceDiagnosticRefresh,
 };
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOptions, CodeActionOrCommand, CodeActionParams,
@@ -48,12 +46,11 @@ use lsp_types::{
     DiagnosticServerCapabilities, DiagnosticSeverity, DidChangeWatchedFilesRegistrationOptions,
     DocumentDiagnosticParams, ExecuteCommandOptions, ExecuteCommandParams, FileSystemWatcher,
     GlobPattern, Hover, HoverContents, HoverParams, HoverProviderCapability, InitializeParams,
-    MarkupContent, MarkupKind, NumberOrString, Position, PositionEncodingKind,
-    PublishDiagnosticsParams, Range, Registration, RegistrationParams, ServerCapabilities,
-    ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions, TextEdit, Uri, WorkspaceEdit,
+    MarkupContent, MarkupKind, NumberOrString, Position, PublishDiagnosticsParams, Range,
+    Registration, RegistrationParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
+    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Uri,
+    WorkspaceEdit,
 };
-use positions::Encoding;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -106,6 +103,8 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
         files_changed: false,
         republish: Vec::new(),
         reviewer: reviewer(&raw),
+        refresh,
+        changed: BTreeSet::new(),
     };
     for config in &candidates {
         server.config_changed(config);
@@ -114,48 +113,42 @@ pub fn serve(connection: Connection, config: Option<&Path>) -> Result<(), Failur
         let register = server.watch_registration();
         send(&connection, Message::Request(register))?;
     }
-    loop {
-        let Ok(first) = connection.receiver.recv() else {
-            return Ok(()); // the client went away
-        };
-        let batch: Vec<Message> = std::iter::once(first)
-            .chain(connection.receiver.try_iter())
-            .collect();
-        let mut changed = BTreeSet::new();
-        for message in batch {
-            match message {
-                // `shutdown` is answered here, not by lsp-server's `handle_shutdown`, which
-                // waits on the channel for the `exit` this batch may already hold.
-                Message::Request(request) if request.method == Shutdown::METHOD => {
-                    let ok = Response::new_ok(request.id, ());
-                    send(&connection, Message::Response(ok))?;
-                }
-                Message::Request(request) => {
-                    let response = server.request(request);
-                    send(&connection, Message::Response(response))?;
-                    changed.extend(std::mem::take(&mut server.republish));
-                }
-                Message::Notification(n) if n.method == Exit::METHOD => return Ok(()),
-                Message::Notification(n) => changed.extend(server.notification(n)),
-                Message::Response(_) => {}
-            }
+    crate::lsp::serve_batches(&connection, &mut server)
+}
+
+impl crate::lsp::Handler for Server {
+    fn request(&mut self, request: Request) -> Response {
+        let response = self.answer(request);
+        let republish = std::mem::take(&mut self.republish);
+        self.changed.extend(republish);
+        response
+    }
+
+    fn notification(&mut self, n: Notification) {
+        let changed = self.take_in(n);
+        self.changed.extend(changed);
+    }
+
+    /// A config's or lockfile's own diagnostics first, then the documents it changed
+    /// (a client that pulls is asked to pull again after a change on disk).
+    fn after_batch(&mut self) -> Vec<Message> {
+        let changed = std::mem::take(&mut self.changed);
+        let mut out = Vec::new();
+        if std::mem::take(&mut self.files_changed) && self.pull && self.refresh {
+            let id = format!("copy-audit/refresh-{}", self.docs.len());
+            let ask = Request::new(id.into(), WorkspaceDiagnosticRefresh::METHOD.to_owned(), ());
+            out.push(Message::Request(ask));
         }
-        // A config's or lockfile's own diagnostics first, then the documents it changed
-        // (a client that pulls is asked to pull again after a change on disk).
-        let ready = std::mem::take(&mut server.pending);
-        let documents: Vec<PublishDiagnosticsParams> = match server.pull {
-            false => changed.iter().map(|uri| server.diagnostics(uri)).collect(),
+        let ready = std::mem::take(&mut self.pending);
+        let documents: Vec<PublishDiagnosticsParams> = match self.pull {
+            false => changed.iter().map(|uri| self.diagnostics(uri)).collect(),
             true => Vec::new(),
         };
-        if std::mem::take(&mut server.files_changed) && server.pull && refresh {
-            let id = format!("copy-audit/refresh-{}", server.docs.len());
-            let ask = Request::new(id.into(), WorkspaceDiagnosticRefresh::METHOD.to_owned(), ());
-            send(&connection, Message::Request(ask))?;
-        }
         for params in ready.into_iter().chain(documents) {
             let note = Notification::new(PublishDiagnostics::METHOD.to_owned(), params);
-            send(&connection, Message::Notification(note))?;
+            out.push(Message::Notification(note));
         }
+        out
     }
 }
 
@@ -189,13 +182,6 @@ fn capabilities(encoding: Encoding, pull: bool) -> ServerCapabilities {
         })),
         ..ServerCapabilities::default()
     }
-}
-
-fn send(connection: &Connection, message: Message) -> Result<(), Failure> {
-    connection
-        .sender
-        .send(message)
-        .map_err(|e| Failure::new(format!("server: the client went away: {e}")))
 }
 
 /// A workspace root and its live session.
@@ -240,6 +226,10 @@ struct Server {
     files_changed: bool,
     /// Documents a request changed the diagnostics of (a command's lockfile edit).
     republish: Vec<String>,
+    /// The client lets the server ask it to pull diagnostics again.
+    refresh: bool,
+    /// The documents whose diagnostics the batch so far changed.
+    changed: BTreeSet<String>,
     /// Who "mark reviewed" names: `$COPY_EDITOR_REVIEWER`, else the client's `reviewer`
     /// setting (`initializationOptions`).
     reviewer: Option<String>,
@@ -248,7 +238,7 @@ struct Server {
 impl Server {
     /// Answers a request: code actions; an error for malformed parameters or a method
     /// the server does not serve.
-    fn request(&mut self, request: Request) -> Response {
+    fn answer(&mut self, request: Request) -> Response {
         let Request { id, method, params } = request;
         let answer = match method.as_str() {
             CodeActionRequest::METHOD => serde_json::from_value::<CodeActionParams>(params)
@@ -290,7 +280,7 @@ impl Server {
     }
 
     /// Applies a notification; the documents whose diagnostics it changes.
-    fn notification(&mut self, n: Notification) -> Vec<String> {
+    fn take_in(&mut self, n: Notification) -> Vec<String> {
         if n.method == DidChangeWatchedFiles::METHOD {
             return match params::<DidChangeWatchedFiles>(n) {
                 Ok(p) => p
@@ -458,11 +448,6 @@ impl Server {
         };
         PublishDiagnosticsParams::new(doc.uri.clone(), diagnostics, Some(doc.version))
     }
-}
-
-/// A notification's parameters, or why they do not parse.
-fn params<N: LspNotification>(n: Notification) -> Result<N::Params, String> {
-    serde_json::from_value(n.params).map_err(|e| e.to_string())
 }
 
 /// The reviewer "mark reviewed" names: `$COPY_EDITOR_REVIEWER`, else the client's
