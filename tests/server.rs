@@ -3,130 +3,33 @@
 //! findings for the same bytes, malformed messages, `shutdown` and `exit`.
 
 mod common;
+#[path = "common/lsp_client.rs"]
+mod lsp_client;
 
 use common::Tree;
-use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use lsp_client::{Client, uri};
+use lsp_server::{Message, Request, RequestId, Response};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// A client connected to a server thread serving `root`.
-struct Client {
-    conn: Connection,
-    server: Option<JoinHandle<()>>,
-    next_id: i32,
-    /// What `initialize` answered.
-    capabilities: Value,
+/// A client of `copy-audit server` with `root` as the one workspace folder; `encodings`
+/// are the position encodings the client offers, in its order of preference.
+fn start(root: &Path, encodings: &[&str]) -> Client {
+    let general = if encodings.is_empty() {
+        json!({})
+    } else {
+        json!({ "positionEncodings": encodings })
+    };
+    start_with(root, json!({ "capabilities": { "general": general } }))
 }
 
-fn uri(path: &Path) -> String {
-    format!("file://{}", path.display())
-}
-
-impl Client {
-    /// Connects and initializes with `root` as the one workspace folder; `encodings` are
-    /// the position encodings the client offers, in its order of preference.
-    fn start(root: &Path, encodings: &[&str]) -> Client {
-        let general = if encodings.is_empty() {
-            json!({})
-        } else {
-            json!({ "positionEncodings": encodings })
-        };
-        Client::start_with(root, json!({ "capabilities": { "general": general } }))
-    }
-
-    /// Connects and initializes with `root` as the one workspace folder and the rest of
-    /// the parameters (`capabilities`, `initializationOptions`) from `params`.
-    fn start_with(root: &Path, params: Value) -> Client {
-        let (server_side, conn) = Connection::memory();
-        let server = std::thread::spawn(move || {
-            lockgraph::copy_audit::server::serve(server_side, None).unwrap();
-        });
-        let mut client = Client {
-            conn,
-            server: Some(server),
-            next_id: 0,
-            capabilities: Value::Null,
-        };
-        let mut initialize = json!({
-            "processId": null,
-            "rootUri": null,
-            "capabilities": {},
-            "workspaceFolders": [{ "uri": uri(root), "name": "root" }],
-        });
-        for (key, value) in params.as_object().unwrap() {
-            initialize[key] = value.clone();
-        }
-        let answer = client.request("initialize", initialize);
-        let result = answer.response_result.expect("initialize answered");
-        client.capabilities = result["capabilities"].clone();
-        client.notify("initialized", json!({}));
-        client
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Response {
-        self.next_id += 1;
-        let id = RequestId::from(self.next_id);
-        let request = Request::new(id.clone(), method.to_owned(), params);
-        self.conn.sender.send(Message::Request(request)).unwrap();
-        loop {
-            match self.receive() {
-                Message::Response(r) if r.id == id => return r,
-                _ => {}
-            }
-        }
-    }
-
-    fn notify(&self, method: &str, params: Value) {
-        let note = Notification::new(method.to_owned(), params);
-        self.conn.sender.send(Message::Notification(note)).unwrap();
-    }
-
-    fn receive(&self) -> Message {
-        self.conn
-            .receiver
-            .recv_timeout(Duration::from_secs(60))
-            .expect("the server answers")
-    }
-
-    /// The next diagnostics published for `uri`.
-    fn diagnostics(&self, uri: &str) -> Value {
-        loop {
-            if let Message::Notification(n) = self.receive()
-                && n.method == "textDocument/publishDiagnostics"
-                && n.params["uri"] == uri
-            {
-                return n.params;
-            }
-        }
-    }
-
-    fn open(&self, uri: &str, version: i32, text: &str) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({ "textDocument": {
-                "uri": uri, "languageId": "markdown", "version": version, "text": text,
-            }}),
-        );
-    }
-
-    fn change(&self, uri: &str, version: i32, text: &str) {
-        self.notify(
-            "textDocument/didChange",
-            json!({
-                "textDocument": { "uri": uri, "version": version },
-                "contentChanges": [{ "text": text }],
-            }),
-        );
-    }
-
-    fn stop(mut self) {
-        let answer = self.request("shutdown", Value::Null);
-        assert!(answer.response_result.is_ok(), "{answer:?}");
-        self.notify("exit", Value::Null);
-        self.server.take().unwrap().join().unwrap();
-    }
+/// A client of `copy-audit server` with `root` as the one workspace folder and the rest
+/// of the parameters (`capabilities`, `initializationOptions`) from `params`.
+fn start_with(root: &Path, params: Value) -> Client {
+    Client::connect(root, params, |conn| {
+        lockgraph::copy_audit::server::serve(conn, None).unwrap()
+    })
 }
 
 /// The diagnostics' (rule, 1-based line, 1-based column, message), as the CLI prints
@@ -192,7 +95,7 @@ const UVOD: &str = "content/talks/uvod.md";
 fn open_documents_get_the_clis_findings_and_follow_each_edit() {
     let tree = Tree::copy_of("copy");
     let cli = cli_findings(tree.dir.path());
-    let client = Client::start(tree.dir.path(), &[]);
+    let client = start(tree.dir.path(), &[]);
     assert_eq!(client.capabilities["positionEncoding"], "utf-16");
     let doc = uri(&tree.path(UVOD));
     let text = tree.read(UVOD);
@@ -205,8 +108,10 @@ fn open_documents_get_the_clis_findings_and_follow_each_edit() {
     assert_eq!(d["data"]["segmentation"], "cached");
     let code = d["code"].as_str().unwrap();
     let href = d["codeDescription"]["href"].as_str().unwrap();
+    // An absolute link: a relative one leads an editor nowhere.
     assert!(
-        href.ends_with(&format!("docs/rules.md#{}", code.to_ascii_lowercase())),
+        href.starts_with("https://")
+            && href.ends_with(&format!("docs/rules.md#{}", code.to_ascii_lowercase())),
         "{href}"
     );
 
@@ -235,7 +140,7 @@ fn open_documents_get_the_clis_findings_and_follow_each_edit() {
 #[test]
 fn a_burst_of_changes_is_audited_once_at_its_last_version() {
     let tree = Tree::copy_of("copy");
-    let client = Client::start(tree.dir.path(), &[]);
+    let client = start(tree.dir.path(), &[]);
     let doc = uri(&tree.path(UVOD));
     let text = tree.read(UVOD);
     client.open(&doc, 1, &text);
@@ -267,7 +172,7 @@ fn columns_after_an_emoji_in_each_encoding() {
         (vec!["utf-32"], "utf-32", 10),
         (vec!["utf-7", "utf-16"], "utf-16", 11),
     ] {
-        let client = Client::start(tree.dir.path(), &offered);
+        let client = start(tree.dir.path(), &offered);
         assert_eq!(
             client.capabilities["positionEncoding"], expected,
             "{offered:?}"
@@ -292,7 +197,7 @@ fn columns_after_an_emoji_in_each_encoding() {
 #[test]
 fn documents_out_of_scope_get_nothing() {
     let tree = Tree::copy_of("copy");
-    let client = Client::start(tree.dir.path(), &[]);
+    let client = start(tree.dir.path(), &[]);
     // Outside the config's `paths.include`, and outside the root.
     let outside = tempfile::tempdir().unwrap();
     for path in [tree.path("notes/todo.txt"), outside.path().join("x.md")] {
@@ -306,7 +211,7 @@ fn documents_out_of_scope_get_nothing() {
 #[test]
 fn a_malformed_message_gets_an_error_and_the_server_keeps_serving() {
     let tree = Tree::copy_of("copy");
-    let mut client = Client::start(tree.dir.path(), &[]);
+    let mut client = start(tree.dir.path(), &[]);
     // A notification whose parameters do not parse: noted, nothing published.
     client.notify("textDocument/didOpen", json!({ "textDocument": 42 }));
     // A request the server does not serve: an error naming it.
@@ -359,7 +264,7 @@ fn every_real_file_gets_the_clis_findings() {
     let mut compared = 0;
     for (commit, tree, files) in &trees {
         let cli = cli_findings(tree.dir.path());
-        let client = Client::start(tree.dir.path(), &[]);
+        let client = start(tree.dir.path(), &[]);
         for rel in files {
             let doc = uri(&tree.path(rel));
             client.open(&doc, 1, &tree.read(rel));
@@ -433,7 +338,7 @@ fn applied(text: &str, uri: &str, action: &Value) -> String {
 #[test]
 fn quick_fixes_and_fix_all_write_what_fix_writes() {
     let tree = Tree::copy_of("copy");
-    let mut client = Client::start(tree.dir.path(), &[]);
+    let mut client = start(tree.dir.path(), &[]);
     assert_eq!(
         client.capabilities["codeActionProvider"]["codeActionKinds"],
         json!(["quickfix", "source.fixAll.copy-audit"])
@@ -490,7 +395,7 @@ fn fix_all_is_fix_on_every_real_file() {
     let mut fixed_files = 0;
     for (commit, tree, files) in &trees {
         let fixed = tree.fixed_copy();
-        let mut client = Client::start(tree.dir.path(), &[]);
+        let mut client = start(tree.dir.path(), &[]);
         for rel in files {
             let doc = uri(&tree.path(rel));
             let text = tree.read(rel);
@@ -524,7 +429,7 @@ fn quick_fix<'a>(actions: &'a [Value], rule: &str) -> &'a Value {
 /// version 2 (one character for one: the entry follows): the client, the document's URI,
 /// its fixed text and the diagnostics of it.
 fn nbsp_fixed(tree: &Tree) -> (Client, String, String, Value) {
-    let mut client = Client::start(tree.dir.path(), &[]);
+    let mut client = start(tree.dir.path(), &[]);
     let doc = uri(&tree.path(UVOD));
     let text = tree.read(UVOD);
     client.open(&doc, 1, &text);
@@ -627,7 +532,7 @@ impl Client {
 /// Starts a client that lets servers register for file changes.
 fn watching_client(root: &Path) -> Client {
     let watching = json!({ "didChangeWatchedFiles": { "dynamicRegistration": true } });
-    Client::start_with(root, json!({ "capabilities": { "workspace": watching } }))
+    start_with(root, json!({ "capabilities": { "workspace": watching } }))
 }
 
 #[test]
@@ -696,7 +601,7 @@ fn a_config_or_lockfile_change_on_disk_rechecks_open_documents_without_a_restart
 #[test]
 fn hover_on_a_finding_shows_its_rules_documentation() {
     let tree = Tree::copy_of("copy");
-    let mut client = Client::start(tree.dir.path(), &[]);
+    let mut client = start(tree.dir.path(), &[]);
     assert_eq!(client.capabilities["hoverProvider"], true);
     let doc = uri(&tree.path(UVOD));
     client.open(&doc, 1, &tree.read(UVOD));
@@ -728,12 +633,12 @@ fn a_client_that_pulls_diagnostics_gets_them_when_it_asks_and_is_asked_to_pull_a
     let tree = Tree::copy_of("copy");
     let doc = uri(&tree.path(UVOD));
     let text = tree.read(UVOD);
-    let pushing = Client::start(tree.dir.path(), &[]);
+    let pushing = start(tree.dir.path(), &[]);
     pushing.open(&doc, 1, &text);
     let pushed = pushing.diagnostics(&doc);
     pushing.stop();
 
-    let mut client = Client::start_with(
+    let mut client = start_with(
         tree.dir.path(),
         json!({ "capabilities": {
             "textDocument": { "diagnostic": { "dynamicRegistration": false } },
@@ -765,7 +670,7 @@ fn a_client_that_pulls_diagnostics_gets_them_when_it_asks_and_is_asked_to_pull_a
 #[test]
 fn shutdown_and_exit_sent_together_end_the_server_at_once() {
     let tree = Tree::copy_of("copy");
-    let mut client = Client::start(tree.dir.path(), &[]);
+    let mut client = start(tree.dir.path(), &[]);
     // As a client that does not wait for the answer: both land in one batch.
     let shutdown = Request::new(RequestId::from(99), "shutdown".to_owned(), Value::Null);
     client.conn.sender.send(Message::Request(shutdown)).unwrap();
@@ -794,7 +699,7 @@ fn segment_and_mark_reviewed_write_the_entry_through_commands() {
     const WELCOME: &str = "src/components/Welcome.tsx";
     let tree = Tree::copy_of("copy");
     // With initializationOptions: "mark reviewed" needs a reviewer.
-    let mut client = Client::start_with(
+    let mut client = start_with(
         tree.dir.path(),
         json!({ "initializationOptions": { "reviewer": "tester@2026-12-04" } }),
     );

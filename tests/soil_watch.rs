@@ -5,7 +5,7 @@ mod common;
 
 use common::Tree;
 use lockgraph::soil_lock::root::Root;
-use lockgraph::soil_lock::watch::{Change, Session};
+use lockgraph::soil_lock::session::{Change, Session};
 use lockgraph_queries::db::Database;
 use lockgraph_queries::soil::engine;
 use lockgraph_queries::soil::status::Flag;

@@ -73,6 +73,10 @@ pub enum Command {
     /// Keep one database for the session and print the definitions whose status or
     /// flags change with each edit.
     Watch,
+    /// Speak the Language Server Protocol on standard input and output: diagnostics,
+    /// hover and "refresh" for the open specs, `.soil` files and sidecars (see
+    /// `docs/editors.md`).
+    Server,
     /// Why a definition is flagged, as a path of edges to the cause.
     Why {
         def: String,

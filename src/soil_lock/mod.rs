@@ -4,19 +4,23 @@ mod cache;
 pub mod cli;
 mod render;
 pub mod root;
+pub mod server;
+pub mod session;
+mod sidecars;
 mod walk;
 pub mod watch;
 
-use crate::fsutil::{Replaced, replace_if_still, write_if_changed};
+use crate::fsutil::write_if_changed;
 use clap::Parser;
 use cli::{ChangeArg, Cli, Command, GraphFormat, Require};
 use lockgraph_queries::soil::check::{self, Policy, Requirement, Scope};
 use lockgraph_queries::soil::engine::{self, Definition};
 use lockgraph_queries::soil::graph::{self, Change};
-use lockgraph_queries::soil::refresh::{self, Refreshed};
+use lockgraph_queries::soil::refresh;
 use lockgraph_queries::soil::sidecar::{self, DefKind, Sidecar};
 use lockgraph_queries::soil::soil_hash;
 use root::Root;
+use sidecars::Outcome;
 use std::process::ExitCode;
 
 pub use crate::Failure;
@@ -36,6 +40,9 @@ pub fn main() -> ExitCode {
 
 /// `Ok(true)`: clean; `Ok(false)`: violations or a failed gate.
 fn run(cli: Cli) -> Result<bool, Failure> {
+    if matches!(cli.command, Command::Server) {
+        return server::run(cli.root.as_deref()).map(|()| true);
+    }
     if matches!(cli.command, Command::Watch) {
         // A session holds every file's bytes to compare with each event's: no cache.
         return watch::run(Root::open(cli.root.as_deref(), false)?).map(|()| true);
@@ -124,7 +131,9 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
             render::impact(&target, &reached, json);
             Ok(true)
         }
-        Command::Watch => unreachable!("watch is run before the cache is opened"),
+        Command::Watch | Command::Server => {
+            unreachable!("watch and server are run before the cache is opened")
+        }
         Command::Why { def, json } => {
             let d = root.find(&def)?;
             // "Nothing is stale" about a sidecar that cannot be read would be a lie.
@@ -219,42 +228,21 @@ pub fn kind_of(root: &Root, def: Definition) -> Option<DefKind> {
 
 /// Writes what `refresh::refreshed` makes of each definition, when its bytes differ from
 /// the file's; a sidecar that cannot be read is named and left alone, the rest still done.
-fn refresh(root: &mut Root) -> Result<bool, Failure> {
+fn refresh(root: &Root) -> Result<bool, Failure> {
     let mut problems = Vec::new();
     let mut written = 0;
     let versions = root.toml.versions();
     crate::testhook::pause("soil-write");
     for &def in &root.defs {
-        let path = def.path(&root.db).clone();
-        let next = match refresh::refreshed(&root.db, def, &versions) {
-            Refreshed::Skipped => continue,
-            Refreshed::Unreadable(e) => {
-                problems.push(format!("{path}.lock: {e}; left untouched"));
-                continue;
-            }
-            Refreshed::Sidecar(next) => next,
-        };
-        let file = root.file(def, "lock");
-        // A sidecar saved since the run read it wins: refreshed from what was read, the
-        // new one would undo the save.
-        let read = engine::parsed_sidecar(&root.db, def).and_then(|r| r.as_ref().ok());
-        let still = |now: Option<&[u8]>| match now {
-            None => read.is_none(),
-            Some(bytes) => std::str::from_utf8(bytes)
-                .ok()
-                .and_then(|text| sidecar::parse(text).ok())
-                .is_some_and(|now| Some(&now) == read),
-        };
-        let text = sidecar::to_canonical_string(&next);
-        match replace_if_still(&root.dir, &file, text.as_bytes(), still)
-            .map_err(|e| Failure::new(format!("{}: {e}", file.display())))?
-        {
-            Replaced::Written => {
+        let path = def.path(&root.db);
+        match sidecars::refresh_one(root, def, &versions)? {
+            Outcome::Skipped | Outcome::Unchanged => {}
+            Outcome::Unreadable(e) => problems.push(format!("{path}.lock: {e}; left untouched")),
+            Outcome::Written => {
                 written += 1;
                 eprintln!("wrote {path}.lock");
             }
-            Replaced::Unchanged => {}
-            Replaced::Changed => problems.push(format!(
+            Outcome::Changed => problems.push(format!(
                 "{path}.lock: changed during the run; not refreshed, the saved version is kept"
             )),
         }

@@ -1,4 +1,5 @@
 pub mod check;
+pub mod editor;
 pub mod engine;
 pub mod graph;
 pub mod lang;
