@@ -110,7 +110,9 @@ fn root_dirs(params: &InitializeParams, root: Option<&Path>) -> Vec<PathBuf> {
     };
     let mut dirs: Vec<PathBuf> = folders.iter().filter_map(|f| root::discover(f)).collect();
     if folders.is_empty()
-        && let Some(dir) = std::env::current_dir().ok().and_then(|d| root::discover(&d))
+        && let Some(dir) = std::env::current_dir()
+            .ok()
+            .and_then(|d| root::discover(&d))
     {
         // No folder named: the root the CLI would use here.
         dirs.push(dir);
