@@ -46,10 +46,16 @@ fn an_edit_reruns_only_the_edited_files_queries() {
         ran.iter().any(|e| e.key == welcome && e.query == "hits"),
         "{ran:?}"
     );
+    // Rule hits are memoised per view (keyed by the view's content, not its file): the
+    // edit changed one view of the component, so one view's evidence and hits re-ran.
+    let (per_view, per_file): (Vec<_>, Vec<_>) = ran
+        .iter()
+        .partition(|e| matches!(e.query.as_str(), "view_evidence" | "view_hits"));
     assert!(
-        ran.iter().all(|e| e.key == welcome),
+        per_file.iter().all(|e| e.key == welcome),
         "only the edited file re-ran: {ran:?}"
     );
+    assert_eq!(per_view.len(), 2, "one changed view: {ran:?}");
 }
 
 #[test]

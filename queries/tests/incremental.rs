@@ -89,9 +89,84 @@ fn editing_one_file_reruns_only_that_files_queries() {
     for q in ["views", "hits", "report"] {
         assert!(b.iter().any(|n| n == q), "b.md's {q} must re-run: {b:?}");
     }
+    // Besides b.md's own queries, only those of its one changed view (the heading's
+    // evidence and hits are kept).
+    let per_view = ["view_evidence", "view_hits"];
+    let others: Vec<_> = ran
+        .iter()
+        .filter(|e| e.key != files[1].as_id())
+        .map(|e| e.query.as_str())
+        .collect();
+    assert_eq!(others, per_view, "nothing but b.md's queries ran: {ran:?}");
+}
+
+/// An edit in the middle of a long document re-runs the rules on the one view it changed,
+/// not on the views after it, which it moved down (their hits are kept as they were, in
+/// view coordinates, and placed again).
+#[test]
+fn an_edit_reruns_the_rules_on_the_views_it_changed_only() {
+    let paragraphs: Vec<String> = (0..40)
+        .map(|i| format!("Odstavec {i} je v domě a stojí 50Kč.\n\n"))
+        .collect();
+    let text: String = paragraphs.concat();
+    let (mut db, log, files) = setup(&[("long.md", &text)]);
+    let before = audit_all(&db, &files);
+    log.take(&db);
+    let edited = text.replacen("Odstavec 3 je", "Odstavec 3 je dnes", 1);
+    files[0]
+        .set_source(&mut db)
+        .to(Source::from(edited.as_str()));
+    let after = audit_all(&db, &files);
+    assert_eq!(before, after);
+    let ran = log.take(&db);
+    let hits_runs = ran.iter().filter(|e| e.query == "view_hits").count();
+    assert_eq!(hits_runs, 1, "{ran:?}");
+    // The findings after the edit are where a fresh audit puts them.
+    let kept = engine::report(&db, files[0]);
+    let once = engine::report_once(
+        &engine_setup(),
+        Format::from_path("long.md"),
+        &Source::from(edited.as_str()),
+        None,
+        None,
+    );
+    assert_eq!(kept, &once);
+    assert!(!once.findings.is_empty());
+}
+
+/// The rules read a view's source map only through its shape, so a view far down a file
+/// (here with a repeated word, whose rule asks whether the pair is a verbatim copy of its
+/// source) has the hits of the same view at the top.
+#[test]
+fn a_view_has_the_same_hits_wherever_it_stands() {
+    let paragraph = "Je to *v* domě domě a \\*tady\\* stojí 50Kč.\n\n";
+    let text = format!("{}{paragraph}", "Úvodní odstavec v Praze.\n\n".repeat(30));
+    let (db, _log, files) = setup(&[("top.md", paragraph), ("down.md", &text)]);
+    let top = engine::report(&db, files[0]);
+    let down = engine::report(&db, files[1]);
+    let once = engine::report_once(
+        &engine_setup(),
+        Format::from_path("down.md"),
+        &Source::from(text.as_str()),
+        None,
+        None,
+    );
+    assert_eq!(down, &once);
+    let rules = |r: &engine::FileReport| {
+        r.findings
+            .iter()
+            .map(|f| f.rule_id.to_string())
+            .collect::<Vec<_>>()
+    };
     assert!(
-        ran.iter().all(|e| e.key == files[1].as_id()),
-        "nothing but b.md's queries ran: {ran:?}"
+        rules(top).iter().any(|r| r.contains("repeat")),
+        "{:?}",
+        rules(top)
+    );
+    assert!(
+        rules(down).iter().any(|r| r.contains("repeat")),
+        "{:?}",
+        rules(down)
     );
 }
 
@@ -418,5 +493,36 @@ proptest! {
         // every rule run and the filter applied, the report is the same.
         let every = engine::report_once_every_rule(&settings, Format::from_path(path), &source, entry.as_ref(), None);
         prop_assert_eq!(&once, &every);
+    }
+
+    /// An edit anywhere in a document (text inserted at a random place): the report the
+    /// database keeps after it, reusing the hits of every view the edit left alone (and
+    /// moved), is the report of the edited bytes computed once.
+    #[test]
+    fn a_report_kept_across_an_edit_is_the_report_computed_once(
+        body in text(),
+        inserted in text(),
+        at in any::<proptest::sample::Index>(),
+        format in 0..3usize,
+    ) {
+        let render = |body: &str| match format {
+            0 => ("t.md", body.to_owned()),
+            1 => ("t.json", serde_json::json!({ "cs": { "a": body }, "en": [body, "Dobrý den v domě"] }).to_string()),
+            _ => ("t.md", format!("{body}\n\nOdstavec v domě za 50Kč.\n\n{body}\n")),
+        };
+        let (path, before) = render(&body);
+        let mut cut = at.index(body.len() + 1);
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let (_, after) = render(&format!("{}{inserted}{}", &body[..cut], &body[cut..]));
+        let setup = engine_setup();
+        let mut db = Database::default();
+        setup.install(&db);
+        let file = SourceFile::new(&db, path.into(), Format::from_path(path), Source::from(before.as_str()), None, None);
+        engine::report(&db, file);
+        file.set_source(&mut db).to(Source::from(after.as_str()));
+        let once = engine::report_once(&setup, Format::from_path(path), &Source::from(after.as_str()), None, None);
+        prop_assert_eq!(&once, engine::report(&db, file));
     }
 }

@@ -72,6 +72,26 @@ impl View {
             .get_or_init(|| crate::copy::language::evidence(&self.text))
     }
 
+    /// Takes `evidence` as the text's, counted elsewhere for an equal text.
+    pub(crate) fn set_evidence(&self, evidence: Evidence) {
+        let _ = self.evidence.0.set(evidence);
+    }
+
+    /// The view as the rules see it, wherever it stands in its file: the source map moved
+    /// to start at 0. Rules read only the map's shape (which pieces are verbatim, how long
+    /// their sources are), so they find the same hits in both; an edit above the view
+    /// leaves this equal, which is what lets a live session keep each view's hits.
+    pub fn rebased(&self) -> View {
+        let mut view = self.clone();
+        if let Some(base) = view.segments.iter().map(|s| s.src_start).min() {
+            for s in &mut view.segments {
+                s.src_start -= base;
+                s.src_end -= base;
+            }
+        }
+        view
+    }
+
     /// Source byte offset of view byte `at` (the start of the piece for opaque pieces).
     pub fn source_offset(&self, at: usize) -> usize {
         if self.segments.is_empty() {

@@ -153,21 +153,20 @@ pub(super) fn languages_of(i: &impl FileInputs) -> BTreeSet<String> {
     out
 }
 
-/// [`hits`](super::hits)'s value in consecutive parts, each handed to `each` as it is
-/// found and not kept: at most [`HITS_PER_PART`] hits of one worker are held at once, and
-/// a rule's hits are taken from it as it finds them (see [`Hits`]).
-pub(super) fn find_hits(i: &impl FileInputs, mut each: impl FnMut(Vec<RawHit>)) {
-    let Ok(views) = i.views() else {
-        return;
-    };
-    let rules = &i.setup().rules;
-    let languages = i.languages();
-    type Active<'r> = (
-        usize,
-        &'r std::sync::Arc<dyn crate::copy::rules::Rule>,
-        Triggers,
-    );
-    let active: Vec<Active<'_>> = rules
+/// A rule that can fire in one of the file's languages: its index, the rule, its triggers.
+pub(super) type Active<'r> = (
+    usize,
+    &'r std::sync::Arc<dyn crate::copy::rules::Rule>,
+    Triggers,
+);
+
+/// The rules that can fire in one of `languages`.
+pub(super) fn active_rules<'r>(
+    setup: &'r super::Setup,
+    languages: &BTreeSet<String>,
+) -> Vec<Active<'r>> {
+    setup
+        .rules
         .set
         .rules()
         .iter()
@@ -177,29 +176,53 @@ pub(super) fn find_hits(i: &impl FileInputs, mut each: impl FnMut(Vec<RawHit>)) 
             scoped.is_empty() || scoped.iter().any(|l| languages.contains(l))
         })
         .map(|(i, r)| (i, r, r.triggers()))
-        .collect();
+        .collect()
+}
+
+/// Every hit of the `active` rules on `view`, as view number `vi`, handed to `push` as
+/// the rules find them.
+pub(super) fn view_hits_of(
+    vi: usize,
+    view: &View,
+    active: &[Active<'_>],
+    texts: &mut Interner,
+    push: &mut dyn FnMut(RawHit),
+) {
+    let scans = Scans::new(view);
+    let present = scans.triggers();
+    for &(ri, rule, triggers) in active {
+        if !triggers.intersects(present) {
+            continue;
+        }
+        let mut drain = |found: &mut Vec<Hit>| {
+            for hit in found.drain(..) {
+                push(RawHit::new(ri, vi, hit, texts));
+            }
+        };
+        let mut out = Hits::draining_into(&mut drain);
+        rule.check_in(&scans, &mut out);
+        out.flush();
+    }
+}
+
+/// [`hits`](super::hits)'s value in consecutive parts, each handed to `each` as it is
+/// found and not kept: at most [`HITS_PER_PART`] hits of one worker are held at once, and
+/// a rule's hits are taken from it as it finds them (see [`Hits`]).
+pub(super) fn find_hits(i: &impl FileInputs, mut each: impl FnMut(Vec<RawHit>)) {
+    let Ok(views) = i.views() else {
+        return;
+    };
+    let active = active_rules(i.setup(), i.languages());
     let check = |first: usize, views: &[View], each: &mut dyn FnMut(Vec<RawHit>)| {
         let mut part = Vec::new();
         let mut texts = Interner::default();
         for (vi, view) in (first..).zip(views) {
-            let scans = Scans::new(view);
-            let present = scans.triggers();
-            for &(ri, rule, triggers) in &active {
-                if !triggers.intersects(present) {
-                    continue;
+            view_hits_of(vi, view, &active, &mut texts, &mut |hit| {
+                part.push(hit);
+                if part.len() == HITS_PER_PART {
+                    each(std::mem::take(&mut part));
                 }
-                let mut drain = |found: &mut Vec<Hit>| {
-                    for hit in found.drain(..) {
-                        part.push(RawHit::new(ri, vi, hit, &mut texts));
-                        if part.len() == HITS_PER_PART {
-                            each(std::mem::take(&mut part));
-                        }
-                    }
-                };
-                let mut out = Hits::draining_into(&mut drain);
-                rule.check_in(&scans, &mut out);
-                out.flush();
-            }
+            });
         }
         if !part.is_empty() {
             each(part);
@@ -255,6 +278,7 @@ pub(super) fn span_index_of(i: &impl FileInputs) -> Result<Option<SpanIndex>, Fi
 /// of a bilingual file whose entry went stale read as the default language.
 fn provisional_spans(i: &impl FileInputs) -> Option<SpanIndex> {
     let text = i.source().text().ok()?;
+    i.known_evidence();
     // With their path hints (see `views_of`).
     let views = i.views().as_ref().ok()?;
     let setup = crate::copy::structural::Setup {

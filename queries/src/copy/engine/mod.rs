@@ -34,7 +34,8 @@ pub use inputs::{RuleTable, Settings, Setup, SourceFile};
 pub use one_shot::{report_once, report_once_every_rule};
 pub use place::{Placed, SNIPPET_MAX};
 pub use queries::{
-    content_hash, entry_state, hits, languages, line_index, placed, report, span_index, views,
+    LanguageSet, ViewKey, content_hash, entry_state, hits, languages, line_index, placed, report,
+    span_index, view_evidence, view_hits, view_keys, views,
 };
 
 use crate::copy::extract::Format;
@@ -61,4 +62,7 @@ trait FileInputs {
     fn views(&self) -> &Result<Vec<View>, FileError>;
     fn span_index(&self) -> &Result<Option<SpanIndex>, FileError>;
     fn languages(&self) -> &BTreeSet<String>;
+    /// Fills each view's language evidence from what is known of an equal view, before the
+    /// structural segmenter counts it: a live session knows the views an edit left alone.
+    fn known_evidence(&self) {}
 }

@@ -3,7 +3,8 @@
 //! `Tracked`, so salsa records what the value depends on and reuses it in the next
 //! revision.
 
-use super::compute::{find_hits, languages_of, span_index_of, state_of, views_of};
+use super::compute::{active_rules, languages_of, span_index_of, state_of, view_hits_of, views_of};
+use super::file_report::Interner;
 use super::file_report::assemble;
 use super::place::Placer;
 use super::{
@@ -11,6 +12,7 @@ use super::{
     SourceFile,
 };
 use crate::copy::extract::Format;
+use crate::copy::language::Evidence;
 use crate::copy::lockfile::{Entry, SpanIndex};
 use crate::copy::view::View;
 use crate::hash::ContentHash;
@@ -54,6 +56,65 @@ impl FileInputs for Tracked<'_> {
     fn languages(&self) -> &BTreeSet<String> {
         languages(self.db, self.file)
     }
+    fn known_evidence(&self) {
+        let (Ok(views), keys) = (self.views(), view_keys(self.db, self.file)) else {
+            return;
+        };
+        for (view, &key) in views.iter().zip(keys) {
+            view.set_evidence(view_evidence(self.db, key));
+        }
+    }
+}
+
+/// A view as the rules see it ([`View::rebased`]): equal views of any file, at any place
+/// in it, are one key, so a view an edit left alone keeps its evidence and its hits.
+#[salsa::interned(debug)]
+pub struct ViewKey<'db> {
+    #[returns(ref)]
+    pub view: View,
+}
+
+/// The languages whose rules run on a file ([`languages`]), as one key.
+#[salsa::interned(debug)]
+pub struct LanguageSet<'db> {
+    #[returns(ref)]
+    pub languages: BTreeSet<String>,
+}
+
+/// The keys of the file's views, in order (none for a file that cannot be read).
+#[salsa::tracked(returns(ref))]
+pub fn view_keys<'db>(db: &'db dyn salsa::Database, file: SourceFile) -> Vec<ViewKey<'db>> {
+    match views(db, file) {
+        Ok(views) => views
+            .iter()
+            .map(|v| ViewKey::new(db, v.rebased()))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The language evidence of a view's text, counted once per distinct view.
+#[salsa::tracked(returns(copy))]
+pub fn view_evidence<'db>(db: &'db dyn salsa::Database, key: ViewKey<'db>) -> Evidence {
+    key.view(db).evidence()
+}
+
+/// Every hit of the rules of `languages` on one view, as view 0: computed once per
+/// distinct view and language set.
+#[salsa::tracked(returns(ref))]
+pub fn view_hits<'db>(
+    db: &'db dyn salsa::Database,
+    key: ViewKey<'db>,
+    languages: LanguageSet<'db>,
+) -> Vec<RawHit> {
+    let view = key.view(db);
+    view.set_evidence(view_evidence(db, key));
+    let active = active_rules(Settings::get(db).setup(db), languages.languages(db));
+    let mut out = Vec::new();
+    view_hits_of(0, view, &active, &mut Interner::default(), &mut |hit| {
+        out.push(hit)
+    });
+    out
 }
 
 /// The file's SHA-256, which its [`Source`] carries: the bytes are hashed once, when the
@@ -94,17 +155,18 @@ pub fn languages(db: &dyn salsa::Database, file: SourceFile) -> BTreeSet<String>
 }
 
 /// Every rule that can fire in one of the file's [`languages`] on every view, before span
-/// filtering.
+/// filtering: each view's from [`view_hits`], so an edit re-runs the rules on the views it
+/// changed and no other.
 #[salsa::tracked(returns(ref))]
 pub fn hits(db: &dyn salsa::Database, file: SourceFile) -> Vec<RawHit> {
+    let languages = LanguageSet::new(db, languages(db, file).clone());
     let mut all = Vec::new();
-    find_hits(&Tracked { db, file }, |mut part| {
-        if all.is_empty() {
-            all = std::mem::take(&mut part);
-        } else {
-            all.append(&mut part);
-        }
-    });
+    for (vi, &key) in view_keys(db, file).iter().enumerate() {
+        all.extend(view_hits(db, key, languages).iter().map(|h| RawHit {
+            view: vi,
+            ..h.clone()
+        }));
+    }
     all
 }
 
