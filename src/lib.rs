@@ -23,6 +23,7 @@ pub mod lsp;
 mod memory;
 pub mod output;
 pub mod progress;
+pub mod shellkit;
 pub mod soil_lock;
 pub mod statcache;
 pub mod testhook;

@@ -119,6 +119,18 @@ pub enum Command {
     /// Serve the Language Server Protocol on standard input and output: each open
     /// document's findings as diagnostics, updated as it is edited.
     Server,
+    /// Print the completion script for a shell, e.g.
+    /// `copy-audit completions bash > ~/.local/share/bash-completion/completions/copy-audit`.
+    Completions {
+        /// The shell to complete in.
+        shell: clap_complete::Shell,
+    },
+    /// Write a man page for copy-audit and each subcommand into DIR.
+    #[command(hide = true)]
+    ManPages {
+        /// Where the pages go (created if missing).
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -18,7 +18,7 @@ mod session;
 pub mod watch;
 pub mod workspace;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use cli::{Cli, Command, LockfileCommand, OutputFormat};
 use std::process::ExitCode;
 
@@ -70,6 +70,12 @@ fn run(cli: Cli) -> Result<Outcome, Failure> {
             lockfile_cmd::merge(&base, &ours, &theirs)
         }
         Some(Command::Server) => server::run(cli.config.as_deref()),
+        Some(Command::Completions { shell }) => {
+            crate::shellkit::print_completions(Cli::command(), shell).map(|()| Outcome::Clean)
+        }
+        Some(Command::ManPages { dir }) => {
+            crate::shellkit::write_man_pages(Cli::command(), &dir).map(|_| Outcome::Clean)
+        }
         Some(Command::Lockfile(cmd)) => {
             let ws = workspace::Workspace::load(cli.config.as_deref(), lang)?;
             lockfile_cmd::run(&ws, cmd, format)

@@ -83,6 +83,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the completion script for a shell, e.g.
+    /// `soil-lock completions zsh > ~/.zfunc/_soil-lock`.
+    Completions {
+        /// The shell to complete in.
+        shell: clap_complete::Shell,
+    },
+    /// Write a man page for soil-lock and each subcommand into DIR.
+    #[command(hide = true)]
+    ManPages {
+        /// Where the pages go (created if missing).
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -11,7 +11,7 @@ mod walk;
 pub mod watch;
 
 use crate::fsutil::write_if_changed;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use cli::{ChangeArg, Cli, Command, GraphFormat, Require};
 use lockgraph_queries::soil::check::{self, Policy, Requirement, Scope};
 use lockgraph_queries::soil::engine::{self, Definition};
@@ -40,6 +40,16 @@ pub fn main() -> ExitCode {
 
 /// `Ok(true)`: clean; `Ok(false)`: violations or a failed gate.
 fn run(cli: Cli) -> Result<bool, Failure> {
+    // Neither needs a root.
+    match &cli.command {
+        Command::Completions { shell } => {
+            return crate::shellkit::print_completions(Cli::command(), *shell).map(|()| true);
+        }
+        Command::ManPages { dir } => {
+            return crate::shellkit::write_man_pages(Cli::command(), dir).map(|_| true);
+        }
+        _ => {}
+    }
     if matches!(cli.command, Command::Server) {
         return server::run(cli.root.as_deref()).map(|()| true);
     }
@@ -131,8 +141,13 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
             render::impact(&target, &reached, json);
             Ok(true)
         }
-        Command::Watch | Command::Server => {
-            unreachable!("watch and server are run before the cache is opened")
+        Command::Watch
+        | Command::Server
+        | Command::Completions { .. }
+        | Command::ManPages { .. } => {
+            unreachable!(
+                "watch, server, completions and man pages are run before the root is opened"
+            )
         }
         Command::Why { def, json } => {
             let d = root.find(&def)?;
