@@ -16,6 +16,7 @@ impl Failure {
     }
 }
 
+pub mod annotations;
 pub mod config;
 pub mod copy_audit;
 pub mod fsutil;

@@ -6,6 +6,7 @@
 
 mod common;
 
+use assert_cmd::Command;
 use common::{Tree, json};
 use serde_json::Value;
 
@@ -738,11 +739,94 @@ fn github_format_emits_workflow_commands() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.lines().any(|l| l.starts_with(
-            "::error file=content/talks/uvod.md,line=11,col=49,title=cs-R5-ordinal-space::"
+            "::error file=content/talks/uvod.md,line=11,col=49,endLine=11,endColumn=52,\
+             title=cs-R5-ordinal-space::"
         )),
         "{text}"
     );
     assert!(text.lines().all(|l| l.starts_with("::")), "{text}");
+
+    // Run from above the root (a repository whose config is in a subdirectory): paths are
+    // the job's, as GitHub resolves them.
+    let parent = tree.dir.path().parent().unwrap();
+    let name = tree.dir.path().file_name().unwrap().to_str().unwrap();
+    let out = Command::cargo_bin("copy-audit")
+        .unwrap()
+        .current_dir(parent)
+        .arg("--config")
+        .arg(tree.path(".copy-editor.yaml"))
+        .args(["--format", "github"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines().all(|l| l.contains(&format!(" file={name}/"))),
+        "{text}"
+    );
+}
+
+#[test]
+fn gitlab_format_is_a_code_quality_report_stable_across_edits() {
+    let tree = Tree::copy_of("copy");
+    let report = |tree: &Tree| -> Vec<serde_json::Value> {
+        let out = tree
+            .copy_audit()
+            .args(["--format", "gitlab", "--no-cache"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let before = report(&tree);
+    let json = tree.copy_audit().arg("--json").output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(before.len(), json["findings"].as_array().unwrap().len());
+    for issue in &before {
+        for key in ["description", "check_name", "fingerprint", "severity"] {
+            assert!(issue[key].is_string(), "{key} in {issue}");
+        }
+        assert!(issue["location"]["path"].is_string(), "{issue}");
+        assert!(issue["location"]["lines"]["begin"].as_u64().unwrap() >= 1);
+        assert!(
+            ["info", "minor", "major", "critical", "blocker"]
+                .contains(&issue["severity"].as_str().unwrap()),
+            "{issue}"
+        );
+    }
+    let prints = |r: &[serde_json::Value]| -> Vec<(String, String)> {
+        let mut p: Vec<_> = r
+            .iter()
+            .map(|i| {
+                (
+                    i["location"]["path"].as_str().unwrap().to_owned(),
+                    i["fingerprint"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        p.sort();
+        p
+    };
+    let unique: std::collections::BTreeSet<_> = prints(&before).into_iter().collect();
+    assert_eq!(unique.len(), before.len(), "every fingerprint is distinct");
+
+    // A line inserted at the top of a file without an entry: every finding moves down a
+    // line and keeps its fingerprint.
+    let welcome = "src/components/Welcome.tsx";
+    tree.write(
+        welcome,
+        &format!("// a new first line\n{}", tree.read(welcome)),
+    );
+    let after = report(&tree);
+    assert_eq!(prints(&after), prints(&before));
+    let lines = |r: &[serde_json::Value]| -> Vec<u64> {
+        r.iter()
+            .filter(|i| i["location"]["path"] == welcome)
+            .map(|i| i["location"]["lines"]["begin"].as_u64().unwrap())
+            .collect()
+    };
+    let moved: Vec<u64> = lines(&before).iter().map(|l| l + 1).collect();
+    assert!(!moved.is_empty());
+    assert_eq!(lines(&after), moved);
 }
 
 #[test]

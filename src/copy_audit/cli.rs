@@ -102,6 +102,8 @@ pub enum OutputFormat {
     Json,
     /// GitHub Actions workflow commands (`::error file=…,line=…`).
     Github,
+    /// GitLab's Code Quality report (a JSON array of issues).
+    Gitlab,
     /// SARIF 2.1.0: one run, the rules with their docs, results with regions and fixes.
     Sarif,
 }

@@ -1,46 +1,59 @@
-//! `--format github`: GitHub workflow commands, one line per finding or file error, so
-//! that findings show as annotations on the pull request.
+//! `--format github` and `--format gitlab`: the findings, and the files that could not be
+//! audited, as CI systems annotate them (see [`crate::annotations`]).
 
+use super::super::workspace::Workspace;
 use super::json::AuditReport;
+use crate::annotations::{self, Annotation, JobPaths, Level};
 use std::io::Write;
 
-pub(super) fn print_github(audit: &AuditReport) {
-    let mut out = std::io::stdout().lock();
-    for f in audit.findings.iter() {
-        let level = match f.severity {
-            "error" => "error",
-            "warning" => "warning",
-            _ => "notice",
-        };
-        writeln!(
-            out,
-            "::{level} file={},line={},col={},title={}::{}",
-            escape_property(f.relative_path),
-            f.line,
-            f.column,
-            escape_property(f.rule_id),
-            escape_data(f.message)
-        )
-        .unwrap_or_else(|e| crate::output::failed(&e));
-    }
-    for e in &audit.problems.file_errors {
-        writeln!(
-            out,
-            "::error file={},line={}::{}",
-            escape_property(&e.relative_path),
-            e.line.unwrap_or(1),
-            escape_data(&e.message)
-        )
-        .unwrap_or_else(|e| crate::output::failed(&e));
-    }
+/// What a file error is called where a check's name is wanted.
+const FILE_ERROR: &str = "copy-audit/file-error";
+
+fn annotations<'a>(ws: &Workspace, audit: &'a AuditReport) -> impl Iterator<Item = Annotation<'a>> {
+    let paths = JobPaths::new(&ws.root);
+    let findings = audit.findings.iter().map(move |f| Annotation {
+        level: match f.severity {
+            "error" => Level::Error,
+            "warning" => Level::Warning,
+            _ => Level::Notice,
+        },
+        check: f.rule_id,
+        message: f.message,
+        path: paths.of(f.relative_path),
+        line: f.line,
+        column: Some(f.column),
+        end: Some((f.end_line, f.end_column)),
+        identity: f.snippet,
+    });
+    let paths = JobPaths::new(&ws.root);
+    let errors = audit.problems.file_errors.iter().map(move |e| Annotation {
+        level: Level::Error,
+        check: FILE_ERROR,
+        message: &e.message,
+        path: paths.of(&e.relative_path),
+        line: e.line.unwrap_or(1),
+        column: e.column,
+        end: None,
+        identity: "",
+    });
+    findings.chain(errors)
 }
 
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+pub(super) fn print_github(ws: &Workspace, audit: &AuditReport) {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for a in annotations(ws, audit) {
+        writeln!(out, "{}", annotations::github(&a)).unwrap_or_else(|e| crate::output::failed(&e));
+    }
+    out.flush().unwrap_or_else(|e| crate::output::failed(&e));
 }
 
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+pub(super) fn print_gitlab(ws: &Workspace, audit: &AuditReport) {
+    let all: Vec<Annotation> = annotations(ws, audit).collect();
+    let report = annotations::gitlab("copy-audit", &all);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, &report)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush())
+        .unwrap_or_else(|e| crate::output::failed(&e));
 }

@@ -58,7 +58,7 @@ fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Ru
             "tool": { "driver": {
                 "name": "copy-audit",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://example.invalid/lockgraph/docs/rules.md",
+                "informationUri": concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/rules.md"),
                 "rules": rules.iter().map(|r| descriptor(r.as_ref())).collect::<Vec<_>>(),
             }},
             "originalUriBaseIds": { ROOT: { "uri": directory_uri(&ws.root.to_string_lossy()) } },

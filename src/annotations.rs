@@ -1,0 +1,210 @@
+//! Findings as CI systems read them, for both tools: GitHub Actions workflow commands and
+//! GitLab's Code Quality report.
+//!
+//! Both name files relative to the directory the job runs in (the checkout's top, where
+//! GitHub and GitLab resolve them), not to the tool's root, which may be a subdirectory.
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// How serious a finding is, in the words both systems share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+    Notice,
+}
+
+/// One finding, wherever it came from.
+#[derive(Clone, Debug)]
+pub struct Annotation<'a> {
+    pub level: Level,
+    /// The rule or check: the annotation's title, GitLab's `check_name`.
+    pub check: &'a str,
+    pub message: &'a str,
+    /// Relative to the job's directory ([`JobPaths`]).
+    pub path: String,
+    /// 1-based; columns in UTF-16 units (GitHub counts them so).
+    pub line: u32,
+    pub column: Option<u32>,
+    pub end: Option<(u32, u32)>,
+    /// What identifies the finding apart from where it stands (the matched text, say):
+    /// GitLab's fingerprint is made of it, so a finding keeps its fingerprint when lines
+    /// above it move.
+    pub identity: &'a str,
+}
+
+/// Paths under a root as the job sees them: relative to the current directory when the
+/// root lies under it, else relative to the root.
+pub struct JobPaths {
+    /// The root relative to the current directory (empty when they are one).
+    prefix: Option<String>,
+}
+
+impl JobPaths {
+    pub fn new(root: &Path) -> JobPaths {
+        let prefix = (|| {
+            let cwd = std::fs::canonicalize(std::env::current_dir().ok()?).ok()?;
+            let root = std::fs::canonicalize(root).ok()?;
+            let rel = root.strip_prefix(&cwd).ok()?;
+            Some(rel.to_str()?.to_owned())
+        })();
+        JobPaths { prefix }
+    }
+
+    /// `rel`, a `/`-separated path under the root.
+    pub fn of(&self, rel: &str) -> String {
+        match self.prefix.as_deref() {
+            Some("") | None => rel.to_owned(),
+            Some(prefix) => format!("{prefix}/{rel}"),
+        }
+    }
+}
+
+/// The annotation as a GitHub Actions workflow command (one line).
+pub fn github(a: &Annotation) -> String {
+    let level = match a.level {
+        Level::Error => "error",
+        Level::Warning => "warning",
+        Level::Notice => "notice",
+    };
+    let mut properties = format!("file={},line={}", escape_property(&a.path), a.line);
+    if let Some(column) = a.column {
+        properties.push_str(&format!(",col={column}"));
+    }
+    if let Some((line, column)) = a.end {
+        properties.push_str(&format!(",endLine={line}"));
+        // GitHub takes an end column only on a one-line annotation.
+        if line == a.line {
+            properties.push_str(&format!(",endColumn={column}"));
+        }
+    }
+    format!(
+        "::{level} {properties},title={}::{}",
+        escape_property(a.check),
+        escape_data(a.message)
+    )
+}
+
+/// A command's message, escaped as GitHub's toolkit escapes it: `%`, CR and LF.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A property's value: as a message, and `:` and `,`, which end a property.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// GitLab's Code Quality report (the subset of the Code Climate format GitLab reads): a
+/// JSON array of issues with `description`, `check_name`, `fingerprint`, `severity` and
+/// `location.path` / `location.lines.begin`. A fingerprint is the SHA-256 of the tool, the
+/// check, the path, the finding's identity and how many equal ones came before it in the
+/// file: stable across runs, and distinct for each finding.
+pub fn gitlab(tool: &str, annotations: &[Annotation]) -> Value {
+    let mut seen: std::collections::HashMap<[u8; 32], u32> = Default::default();
+    let issues: Vec<Value> = annotations
+        .iter()
+        .map(|a| {
+            let key = digest(&[tool, a.check, &a.path, a.identity]);
+            let nth = seen.entry(key).or_insert(0);
+            let fingerprint = digest(&[&hex(&key), &nth.to_string()]);
+            *nth += 1;
+            json!({
+                "description": a.message,
+                "check_name": a.check,
+                "fingerprint": hex(&fingerprint[..16]),
+                "severity": match a.level {
+                    Level::Error => "major",
+                    Level::Warning => "minor",
+                    Level::Notice => "info",
+                },
+                "location": { "path": a.path, "lines": { "begin": a.line } },
+            })
+        })
+        .collect();
+    Value::Array(issues)
+}
+
+/// Length-framed, so that no two lists of parts share a digest.
+fn digest(parts: &[&str]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p.as_bytes());
+    }
+    h.finalize().into()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn annotation<'a>(message: &'a str, line: u32, identity: &'a str) -> Annotation<'a> {
+        Annotation {
+            level: Level::Warning,
+            check: "en-R2-straight-quotes",
+            message,
+            path: "docs/a, b:c.md".to_owned(),
+            line,
+            column: Some(3),
+            end: Some((line, 9)),
+            identity,
+        }
+    }
+
+    #[test]
+    fn workflow_commands_escape_what_github_reads_as_syntax() {
+        let a = annotation("100% sure\r\nnext: line, two", 4, "\"x\"");
+        assert_eq!(
+            github(&a),
+            "::warning file=docs/a%2C b%3Ac.md,line=4,col=3,endLine=4,endColumn=9,\
+             title=en-R2-straight-quotes::100%25 sure%0D%0Anext: line, two"
+        );
+        let mut more = annotation("m", 4, "x");
+        more.end = Some((6, 1));
+        more.column = None;
+        assert_eq!(
+            github(&more),
+            "::warning file=docs/a%2C b%3Ac.md,line=4,endLine=6,title=en-R2-straight-quotes::m"
+        );
+    }
+
+    #[test]
+    fn fingerprints_follow_the_finding_not_its_line() {
+        let before = [annotation("m", 4, "\"x\""), annotation("m", 9, "\"x\"")];
+        // Two lines inserted above both: the same fingerprints.
+        let after = [annotation("m", 6, "\"x\""), annotation("m", 11, "\"x\"")];
+        let prints = |r: Value| -> Vec<String> {
+            r.as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["fingerprint"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let (b, a) = (prints(gitlab("t", &before)), prints(gitlab("t", &after)));
+        assert_eq!(b, a);
+        assert_ne!(b[0], b[1], "equal findings are told apart");
+        assert_eq!(b[0].len(), 32);
+        let other = prints(gitlab("t", &[annotation("m", 4, "\"y\"")]));
+        assert_ne!(other[0], b[0]);
+    }
+
+    #[test]
+    fn a_code_quality_issue_has_the_fields_gitlab_reads() {
+        let report = gitlab("t", &[annotation("msg", 4, "x")]);
+        let issue = &report[0];
+        assert_eq!(issue["description"], "msg");
+        assert_eq!(issue["check_name"], "en-R2-straight-quotes");
+        assert_eq!(issue["severity"], "minor");
+        assert_eq!(issue["location"]["path"], "docs/a, b:c.md");
+        assert_eq!(issue["location"]["lines"]["begin"], 4);
+    }
+}
