@@ -99,6 +99,30 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// `file://` and a directory, ending with `/` as a base URI must (SARIF's
+/// `originalUriBaseIds`).
+pub fn directory_uri(dir: &str) -> String {
+    let mut uri = format!("file://{}", uri_reference(dir));
+    if !uri.ends_with('/') {
+        uri.push('/');
+    }
+    uri
+}
+
+/// A path as a URI reference: every byte outside RFC 3986's unreserved set and `/`
+/// percent-encoded (`úvod.md` → `%C3%BAvod.md`).
+pub fn uri_reference(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// GitLab's Code Quality report (the subset of the Code Climate format GitLab reads): a
 /// JSON array of issues with `description`, `check_name`, `fingerprint`, `severity` and
 /// `location.path` / `location.lines.begin`. A fingerprint is the SHA-256 of the tool, the
@@ -146,6 +170,15 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_are_uri_references() {
+        assert_eq!(
+            uri_reference("content/úvod 1.md"),
+            "content/%C3%BAvod%201.md"
+        );
+        assert_eq!(directory_uri("/tmp/repo"), "file:///tmp/repo/");
+    }
 
     fn annotation<'a>(message: &'a str, line: u32, identity: &'a str) -> Annotation<'a> {
         Annotation {

@@ -1,4 +1,5 @@
-//! `copy-audit --format sarif` is valid SARIF 2.1.0 and says what the JSON report says.
+//! `copy-audit --format sarif` and `soil-lock check --format sarif` are valid SARIF 2.1.0
+//! and say what the JSON reports say.
 
 mod common;
 
@@ -20,17 +21,7 @@ fn sarif_output_is_valid_sarif_2_1_0_with_every_finding_and_fix() {
         "error findings still fail the run"
     );
     let log = json(&sarif.stdout);
-    let mut schema: Value =
-        serde_json::from_str(include_str!("data/sarif-schema-2.1.0.json")).unwrap();
-    // The schema's own pattern for a `language` ("en" or "en-US") has a stray `]` that the
-    // validator's regular-expression check refuses, which would refuse the whole schema
-    // with formats checked: each is written as meant, so that every format is checked.
-    let fixed = fix_language_patterns(&mut schema);
-    assert_eq!(fixed, 2, "the run's and the tool component's");
-    let validator = jsonschema::options()
-        .should_validate_formats(true)
-        .build(&schema)
-        .expect("the schema compiles");
+    let validator = validator();
     let errors: Vec<String> = validator
         .iter_errors(&log)
         .map(|e| format!("{e} at {}", e.instance_path()))
@@ -94,6 +85,74 @@ fn sarif_output_is_valid_sarif_2_1_0_with_every_finding_and_fix() {
     assert_eq!(
         emoji["locations"][0]["physicalLocation"]["region"]["startColumn"],
         15
+    );
+}
+
+/// SARIF 2.1.0's schema, formats checked.
+fn validator() -> jsonschema::Validator {
+    let mut schema: Value =
+        serde_json::from_str(include_str!("data/sarif-schema-2.1.0.json")).unwrap();
+    // The schema's own pattern for a `language` ("en" or "en-US") has a stray `]` that the
+    // validator's regular-expression check refuses, which would refuse the whole schema
+    // with formats checked: each is written as meant, so that every format is checked.
+    let fixed = fix_language_patterns(&mut schema);
+    assert_eq!(fixed, 2, "the run's and the tool component's");
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the schema compiles")
+}
+
+fn schema_errors(log: &Value) -> Vec<String> {
+    validator()
+        .iter_errors(log)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}
+
+#[test]
+fn soil_lock_check_sarif_is_valid_with_every_violation_where_json_places_it() {
+    let tree = Tree::copy_of("soil");
+    let edit = |rel: &str, from: &str, to: &str| {
+        let text = tree.read(rel);
+        assert!(text.contains(from), "{rel}");
+        tree.write(rel, &text.replacen(from, to, 1));
+    };
+    edit("csvstats/sum.tr", "```ensures\n", "```ensures @agent\n");
+    edit("csvstats/sum.soil", "sum xs =", "sum xs = =");
+    let run = |format: &str| {
+        let out = tree
+            .soil_lock()
+            .args(["check", "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        json(&out.stdout)
+    };
+    let log = run("sarif");
+    let errors = schema_errors(&log);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let report = run("json");
+    let violations = report["violations"].as_array().unwrap();
+    let run0 = &log["runs"][0];
+    let results = run0["results"].as_array().unwrap();
+    assert_eq!(results.len(), violations.len());
+    assert!(results.len() >= 3, "{results:#?}");
+    let rules = run0["tool"]["driver"]["rules"].as_array().unwrap();
+    for (r, v) in results.iter().zip(violations) {
+        assert_eq!(r["ruleId"], v["code"]);
+        assert_eq!(r["level"], "error");
+        let index = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], v["code"]);
+        let location = &r["locations"][0]["physicalLocation"];
+        assert_eq!(location["artifactLocation"]["uri"], v["file"]);
+        assert_eq!(location["region"]["startLine"], v["line"]);
+        assert_eq!(location["region"]["startColumn"], v["column"]);
+    }
+    let base = run0["originalUriBaseIds"]["ROOT"]["uri"].as_str().unwrap();
+    assert!(
+        base.starts_with("file:///") && base.ends_with('/'),
+        "{base}"
     );
 }
 

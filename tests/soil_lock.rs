@@ -1797,3 +1797,180 @@ fn invalid_utf8_in_a_spec_or_sidecar_is_placed_by_line_and_column() {
         std::fs::write(tree.path(file), &bytes[..bytes.len() - 1 - line.len()]).unwrap();
     }
 }
+
+/// The root with three violations: `sum` accepted but formal-stale, its blocks drifted,
+/// and its `.soil` broken at line 2, column 10.
+fn root_with_violations() -> Tree {
+    let tree = Tree::copy_of("soil");
+    edit(
+        &tree,
+        "csvstats/sum.tr",
+        "```ensures\n",
+        "```ensures @agent\n",
+    );
+    edit(&tree, "csvstats/sum.soil", "sum xs =", "sum xs = =");
+    tree
+}
+
+#[test]
+fn check_formats_say_the_same_violations_where_they_stand() {
+    let tree = root_with_violations();
+    let human = run_ok(&tree, &["check"], 1);
+    let expected = violations(&human.stdout);
+    assert_eq!(
+        expected,
+        BTreeSet::from([
+            v(SUM, "accepted-stale"),
+            v(SUM, "blocks-drift"),
+            v(SUM, "soil")
+        ])
+    );
+    assert_eq!(
+        run_ok(&tree, &["check", "--format", "human"], 1).stdout,
+        human.stdout
+    );
+
+    let report = run_ok(&tree, &["check", "--format", "json"], 1).json();
+    assert_eq!(report["ok"], false);
+    let rows = report["violations"].as_array().unwrap();
+    let places: BTreeSet<(String, String, String, u64, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["def"].as_str().unwrap().to_owned(),
+                r["code"].as_str().unwrap().to_owned(),
+                r["file"].as_str().unwrap().to_owned(),
+                r["line"].as_u64().unwrap(),
+                r["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let at = |code: &str, file: &str, line, column| {
+        (
+            SUM.to_owned(),
+            code.to_owned(),
+            file.to_owned(),
+            line,
+            column,
+        )
+    };
+    // The definition as a whole stands on its spec's `name:` line; the parse error where
+    // the parser stopped.
+    assert_eq!(
+        places,
+        BTreeSet::from([
+            at("accepted-stale", "csvstats/sum.tr", 2, 1),
+            at("blocks-drift", "csvstats/sum.tr", 2, 1),
+            at("soil", "csvstats/sum.soil", 2, 10),
+        ])
+    );
+
+    // GitHub: one workflow command per violation, paths as the job sees them.
+    let github = run_ok(&tree, &["check", "--format", "github"], 1).stdout;
+    let lines: Vec<&str> = github.lines().collect();
+    assert_eq!(lines.len(), 3, "{github}");
+    assert!(
+        lines.contains(&"::error file=csvstats/sum.tr,line=2,col=1,title=blocks-drift::a human-authored block changed author without review"),
+        "{github}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("::error file=csvstats/sum.soil,line=2,col=10,title=soil::")),
+        "{github}"
+    );
+    let name = tree.dir.path().file_name().unwrap().to_str().unwrap();
+    let from_above = tree
+        .soil_lock()
+        .current_dir(tree.dir.path().parent().unwrap())
+        .args(["--root", name, "check", "--format", "github"])
+        .output()
+        .unwrap();
+    let from_above = String::from_utf8(from_above.stdout).unwrap();
+    assert!(
+        from_above
+            .lines()
+            .all(|l| l.contains(&format!("file={name}/csvstats/sum."))),
+        "{from_above}"
+    );
+
+    // A clean root: every format says so and exits 0.
+    let clean = Tree::copy_of("soil");
+    assert_eq!(
+        run_ok(&clean, &["check", "--format", "json"], 0).json(),
+        serde_json::json!({ "ok": true, "violations": [] })
+    );
+    assert_eq!(
+        run_ok(&clean, &["check", "--format", "github"], 0).stdout,
+        ""
+    );
+    assert_eq!(
+        run_ok(&clean, &["check", "--format", "gitlab"], 0).json(),
+        serde_json::json!([])
+    );
+    let sarif = run_ok(&clean, &["check", "--format", "sarif"], 0).json();
+    assert_eq!(sarif["runs"][0]["results"], serde_json::json!([]));
+}
+
+#[test]
+fn check_gitlab_report_has_the_code_quality_shape_and_stable_fingerprints() {
+    let tree = root_with_violations();
+    let report = run_ok(&tree, &["check", "--format", "gitlab"], 1).json();
+    let issues = report.as_array().unwrap();
+    assert_eq!(issues.len(), 3);
+    let mut fingerprints = BTreeSet::new();
+    for issue in issues {
+        let keys: BTreeSet<&str> = issue
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(
+            keys,
+            BTreeSet::from([
+                "check_name",
+                "description",
+                "fingerprint",
+                "location",
+                "severity"
+            ])
+        );
+        assert_eq!(issue["severity"], "major");
+        let fingerprint = issue["fingerprint"].as_str().unwrap();
+        assert!(
+            fingerprint.len() == 32 && fingerprint.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{fingerprint}"
+        );
+        fingerprints.insert(fingerprint.to_owned());
+        assert!(issue["location"]["lines"]["begin"].as_u64().unwrap() >= 1);
+        assert!(
+            issue["location"]["path"]
+                .as_str()
+                .unwrap()
+                .starts_with("csvstats/sum.")
+        );
+    }
+    assert_eq!(fingerprints.len(), 3, "one per violation");
+    // Lines above the parse error move it and change its message; its fingerprint stays.
+    let soil = tree.read("csvstats/sum.soil");
+    tree.write("csvstats/sum.soil", &format!("\n\n{soil}"));
+    let moved = run_ok(&tree, &["check", "--format", "gitlab"], 1).json();
+    let begin = |report: &Value| {
+        report
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["check_name"] == "soil")
+            .map(|i| i["location"]["lines"]["begin"].clone())
+            .unwrap()
+    };
+    assert_eq!((begin(&report), begin(&moved)), (2.into(), 4.into()));
+    let moved: BTreeSet<String> = moved
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["fingerprint"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(moved, fingerprints);
+}

@@ -49,6 +49,10 @@ pub enum Command {
         /// Apply --require to definitions with this tag only.
         #[arg(long, value_name = "TAG")]
         tag: Option<String>,
+        /// How to report: lines for people, JSON, GitHub workflow commands, GitLab's Code
+        /// Quality report, or SARIF 2.1.0.
+        #[arg(long, value_enum, default_value = "human")]
+        format: CheckFormat,
     },
     /// Create missing sidecars; re-anchor prose changes with `review-suggested`.
     Refresh,
@@ -102,6 +106,15 @@ pub enum Require {
     Accepted,
     Tested,
     Verified,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Human,
+    Json,
+    Github,
+    Gitlab,
+    Sarif,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -3,6 +3,7 @@
 mod cache;
 pub mod cli;
 mod render;
+mod report;
 pub mod root;
 pub mod server;
 pub mod session;
@@ -83,6 +84,7 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
             require,
             exported,
             tag,
+            format,
         } => {
             unreadable_inputs(root, &root.defs)?;
             let policy = Policy {
@@ -98,13 +100,8 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
                 },
             };
             let violations = check::check(&root.db, &policy);
-            for v in &violations {
-                println!("{}: {}: {}", v.def, v.code, v.message);
-            }
             // A file no report can name is one no check can vouch for.
-            for rel in &root.unnamed {
-                println!("{rel}: unnamable: the path is not valid UTF-8; rename it");
-            }
+            report::print(root, &violations, format);
             Ok(violations.is_empty() && root.unnamed.is_empty())
         }
         Command::Refresh => refresh(root),

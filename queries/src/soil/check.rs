@@ -20,7 +20,72 @@ pub struct Violation {
     /// `sidecar`, `soil` (a `.soil` file that cannot be read).
     pub code: &'static str,
     pub message: String,
+    /// Where it stands, for reports that annotate files (`--format github|gitlab|sarif`).
+    pub at: Place,
 }
+
+/// A position in a file of the root: the file's root-relative path, 1-based line and
+/// column (columns count Unicode scalar values, as the parsers report them).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Place {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Place {
+    fn new(file: String, line: u32, column: u32) -> Place {
+        Place { file, line, column }
+    }
+}
+
+/// Where what is said of a definition as a whole stands: its spec's `name:` line (or the
+/// sidecar's first line when the spec is missing or cannot be read).
+fn name_place(db: &dyn salsa::Database, def: Definition) -> Place {
+    let path = def.path(db);
+    match tr_summary(db, def) {
+        Some(Ok(tr)) => Place::new(format!("{path}.tr"), tr.name_line, 1),
+        _ => Place::new(format!("{path}.lock"), 1, 1),
+    }
+}
+
+/// Every code a check reports, with what it means: the rules of a SARIF report, and the
+/// list in `docs/soil-lock.md`. `unnamable` is the shell's (a path that is not UTF-8).
+pub const CODES: &[(&str, &str)] = &[
+    ("accepted-untested", "an accepted function is not tested"),
+    (
+        "accepted-xfail",
+        "an accepted function has an xfail or xpass test row",
+    ),
+    ("accepted-partial", "holes remain in an accepted definition"),
+    (
+        "accepted-stale",
+        "an accepted definition is formal-stale or test-stale: acceptance covers the spec as it was locked",
+    ),
+    (
+        "blocks-drift",
+        "an accepted definition's blocks changed author or shape without review",
+    ),
+    (
+        "oracle-not-accepted",
+        "a definition oracle names a definition that is not accepted",
+    ),
+    (
+        "oracle-cycle",
+        "accepted definitions vouch for each other only through an oracle cycle",
+    ),
+    (
+        "policy",
+        "a definition in the policy's scope is below --require",
+    ),
+    ("spec", "an error diagnostic of a .tr file"),
+    ("sidecar", "a .lock sidecar that cannot be read"),
+    ("soil", "a .soil file that cannot be read or parsed"),
+    (
+        "unnamable",
+        "a path that is not valid UTF-8 cannot be named in the manifest",
+    ),
+];
 
 /// Which definitions a policy applies to.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,11 +128,12 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
     let defs = Project::get(db).definitions(db);
     let index = def_index(db);
     let mut out = Vec::new();
-    let mut push = |def: &str, code, message: String| {
+    let mut push = |def: &str, code, message: String, at: Place| {
         out.push(Violation {
             def: def.to_string(),
             code,
             message,
+            at,
         })
     };
     let exported = exported(db);
@@ -79,6 +145,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                     path,
                     "spec",
                     format!("{}:{}: {} [{}]", e.line, e.column, e.message, e.code),
+                    Place::new(format!("{path}.tr"), e.line, e.column),
                 );
             }
             if let Some(vocabulary) = Project::get(db).tag_vocabulary(db) {
@@ -91,6 +158,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                                 "{line}:{column}: the tag `{tag}` is not declared under \
                                  [tags] in soil.toml [tr-undeclared-tag]"
                             ),
+                            Place::new(format!("{path}.tr"), *line, *column),
                         );
                     }
                 }
@@ -99,10 +167,16 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
         if let Some(Err(e)) = own_forms(db, def)
             && is_function(db, def)
         {
-            push(path, "soil", e.to_string());
+            let at = Place::new(e.file.clone(), e.line, e.column);
+            push(path, "soil", e.to_string(), at);
         }
         if let Some(Err(e)) = parsed_sidecar(db, def) {
-            push(path, "sidecar", e.to_string());
+            let at = Place::new(
+                format!("{path}.lock"),
+                e.line.unwrap_or(1) as u32,
+                e.column.unwrap_or(1) as u32,
+            );
+            push(path, "sidecar", e.to_string(), at);
             continue;
         }
         let Some(sidecar) = sidecar_of(db, def) else {
@@ -113,6 +187,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                     path,
                     "policy",
                     format!("requires {} but has no sidecar", req_name(req)),
+                    name_place(db, def),
                 );
             }
             continue;
@@ -125,6 +200,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                     path,
                     "accepted-untested",
                     format!("accepted but only {status}"),
+                    name_place(db, def),
                 );
             }
             if let Some(row) = sidecar
@@ -140,6 +216,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                         row.name,
                         row.result.as_str()
                     ),
+                    name_place(db, def),
                 );
             }
         }
@@ -148,6 +225,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                 path,
                 "accepted-partial",
                 "accepted while holes remain".into(),
+                name_place(db, def),
             );
         }
         // A spec change clears acceptance (the seed's rule): the lowering, the tests and
@@ -165,6 +243,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                     "accepted, but {}: acceptance covers the spec as it was locked",
                     stale.flag
                 ),
+                name_place(db, def),
             );
         }
         if sidecar.accepted && raised.iter().any(|r| r.flag == Flag::BlocksDrift) {
@@ -172,6 +251,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                 path,
                 "blocks-drift",
                 "a human-authored block changed author without review".into(),
+                name_place(db, def),
             );
         }
         for oracle in edges(db, def).iter().filter(|e| e.kind == EdgeKind::Oracle) {
@@ -187,6 +267,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                     path,
                     "oracle-not-accepted",
                     format!("uses `{}` as an oracle, which is not accepted", oracle.name),
+                    name_place(db, def),
                 );
             }
         }
@@ -208,6 +289,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                         req_name(req),
                         if sidecar.accepted { ", accepted" } else { "" }
                     ),
+                    name_place(db, def),
                 );
             }
         }
@@ -219,6 +301,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
                 def: e.file.clone(),
                 code: "soil",
                 message: e.to_string(),
+                at: Place::new(e.file.clone(), e.line, e.column),
             });
         }
     }
@@ -265,15 +348,13 @@ fn oracle_cycles(db: &dyn salsa::Database) -> Vec<Violation> {
             )
         };
         for m in &members {
-            let accepted = index
-                .get(m)
-                .and_then(|d| sidecar_of(db, d))
-                .is_some_and(|s| s.accepted);
-            if accepted {
+            let Some(def) = index.get(m) else { continue };
+            if sidecar_of(db, def).is_some_and(|s| s.accepted) {
                 out.push(Violation {
                     def: m.clone(),
                     code: "oracle-cycle",
                     message: format!("accepted only through an oracle cycle: {cycle}"),
+                    at: name_place(db, def),
                 });
             }
         }

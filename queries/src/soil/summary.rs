@@ -23,6 +23,9 @@ pub struct TrSummary {
     pub kind: FileKind,
     /// The front-matter `name` as written; empty without one.
     pub name: String,
+    /// The 1-based line of the `name:` key, else 1: where a report places what is said
+    /// of the definition as a whole (`check`'s violations).
+    pub name_line: u32,
     /// The front-matter `tags`.
     pub tags: Vec<String>,
     /// Line and column of each of `tags`, for `tr-undeclared-tag`, which needs `soil.toml`
@@ -122,9 +125,17 @@ impl TrSummary {
             }
             _ => Vec::new(),
         };
+        let name_line = match &tr.frontmatter {
+            Some(fm) if !fm.name_line_range.is_empty() => {
+                let before = &text.as_bytes()[..fm.name_line_range.start.min(text.len())];
+                1 + memchr::memchr_iter(b'\n', before).count() as u32
+            }
+            _ => 1,
+        };
         TrSummary {
             kind: tr.kind,
             tags_at,
+            name_line,
             name: tr.name().to_string(),
             tags: tr
                 .frontmatter

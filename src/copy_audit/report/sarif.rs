@@ -6,6 +6,7 @@
 use super::super::session::{Audit, rule_table};
 use super::super::workspace::Workspace;
 use super::json::AuditReport;
+use crate::annotations;
 use lockgraph_queries::copy::engine::Finding;
 use lockgraph_queries::copy::rules::{Rule, Severity};
 use serde_json::{Value, json};
@@ -61,7 +62,7 @@ fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Ru
                 "informationUri": concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/rules.md"),
                 "rules": rules.iter().map(|r| descriptor(r.as_ref())).collect::<Vec<_>>(),
             }},
-            "originalUriBaseIds": { ROOT: { "uri": directory_uri(&ws.root.to_string_lossy()) } },
+            "originalUriBaseIds": { ROOT: { "uri": annotations::directory_uri(&ws.root.to_string_lossy()) } },
             "columnKind": "utf16CodeUnits",
             "invocations": [{
                 "executionSuccessful": true,
@@ -132,42 +133,5 @@ fn level(severity: Severity) -> &'static str {
 }
 
 fn artifact(path: &str) -> Value {
-    json!({ "uri": percent_encoded(path), "uriBaseId": ROOT })
-}
-
-/// `file://` and the root, ending with `/` as a base URI must.
-fn directory_uri(root: &str) -> String {
-    let mut uri = format!("file://{}", percent_encoded(root));
-    if !uri.ends_with('/') {
-        uri.push('/');
-    }
-    uri
-}
-
-/// A path as a URI reference: every byte outside RFC 3986's unreserved set and `/`
-/// percent-encoded (`úvod.md` → `%C3%BAvod.md`).
-fn percent_encoded(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_are_uri_references() {
-        assert_eq!(
-            percent_encoded("content/úvod 1.md"),
-            "content/%C3%BAvod%201.md"
-        );
-        assert_eq!(directory_uri("/tmp/repo"), "file:///tmp/repo/");
-    }
+    json!({ "uri": annotations::uri_reference(path), "uriBaseId": ROOT })
 }

@@ -1,0 +1,140 @@
+//! `check`'s report in each `--format`: one line per violation for people, JSON for
+//! scripts, GitHub workflow commands, GitLab's Code Quality report and SARIF for CI (see
+//! [`crate::annotations`]). Every format says the same violations, in the same order.
+
+use super::cli::CheckFormat;
+use super::root::Root;
+use crate::annotations::{self, Annotation, JobPaths, Level};
+use lockgraph_queries::soil::check::{CODES, Place, Violation};
+use serde_json::{Value, json};
+use std::io::Write;
+
+/// `violations` and the files no report can name, as `format` asks.
+pub fn print(root: &Root, violations: &[Violation], format: CheckFormat) {
+    let unnamable: Vec<Violation> = root
+        .unnamed
+        .iter()
+        .map(|rel| Violation {
+            def: rel.clone(),
+            code: "unnamable",
+            message: "the path is not valid UTF-8; rename it".into(),
+            at: Place {
+                file: rel.clone(),
+                line: 1,
+                column: 1,
+            },
+        })
+        .collect();
+    let all: Vec<&Violation> = violations.iter().chain(&unnamable).collect();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = match format {
+        CheckFormat::Human => all
+            .iter()
+            .try_for_each(|v| writeln!(out, "{}: {}: {}", v.def, v.code, v.message)),
+        CheckFormat::Github => {
+            let paths = JobPaths::new(&root.dir);
+            all.iter()
+                .try_for_each(|v| writeln!(out, "{}", annotations::github(&annotation(&paths, v))))
+        }
+        CheckFormat::Gitlab => {
+            let paths = JobPaths::new(&root.dir);
+            let list: Vec<Annotation> = all.iter().map(|v| annotation(&paths, v)).collect();
+            json_to(&mut out, &annotations::gitlab("soil-lock", &list))
+        }
+        CheckFormat::Json => json_to(&mut out, &report_json(&all)),
+        CheckFormat::Sarif => json_to(&mut out, &sarif(root, &all)),
+    };
+    written
+        .and_then(|()| out.flush())
+        .unwrap_or_else(|e| crate::output::failed(&e));
+}
+
+fn json_to(out: &mut impl Write, value: &Value) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)
+}
+
+fn annotation<'a>(paths: &JobPaths, v: &'a Violation) -> Annotation<'a> {
+    Annotation {
+        level: Level::Error,
+        check: v.code,
+        message: &v.message,
+        path: paths.of(&v.at.file),
+        line: v.at.line,
+        column: Some(v.at.column),
+        end: None,
+        // The definition: a violation keeps its fingerprint while its spec's lines move.
+        identity: &v.def,
+    }
+}
+
+/// `{"ok": …, "violations": [{def, code, message, file, line, column}]}`.
+fn report_json(all: &[&Violation]) -> Value {
+    json!({
+        "ok": all.is_empty(),
+        "violations": all.iter().map(|v| json!({
+            "def": v.def,
+            "code": v.code,
+            "message": v.message,
+            "file": v.at.file,
+            "line": v.at.line,
+            "column": v.at.column,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Where every result's path is relative to: the root.
+const ROOT: &str = "ROOT";
+
+/// One SARIF 2.1.0 run: the codes as rules, each violation an error result.
+fn sarif(root: &Root, all: &[&Violation]) -> Value {
+    let rules: Vec<Value> = CODES
+        .iter()
+        .map(|(id, text)| {
+            json!({
+                "id": id,
+                "shortDescription": { "text": text },
+                "helpUri": concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/soil-lock.md#check"),
+                "defaultConfiguration": { "level": "error" },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = all
+        .iter()
+        .map(|v| {
+            let mut result = json!({
+                "ruleId": v.code,
+                "level": "error",
+                "message": { "text": format!("{}: {}", v.def, v.message) },
+                "locations": [{ "physicalLocation": {
+                    "artifactLocation": {
+                        "uri": annotations::uri_reference(&v.at.file),
+                        "uriBaseId": ROOT,
+                    },
+                    "region": { "startLine": v.at.line, "startColumn": v.at.column },
+                }}],
+            });
+            if let Some(i) = CODES.iter().position(|(id, _)| *id == v.code) {
+                result["ruleIndex"] = i.into();
+            }
+            result
+        })
+        .collect();
+    json!({
+        "$schema": "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "soil-lock",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/soil-lock.md"),
+                "rules": rules,
+            }},
+            "originalUriBaseIds": {
+                ROOT: { "uri": annotations::directory_uri(&root.dir.to_string_lossy()) },
+            },
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    })
+}
