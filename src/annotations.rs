@@ -99,6 +99,33 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// Where a SARIF result's path is relative to: the tool's root, given as this base.
+pub const SARIF_ROOT: &str = "ROOT";
+
+/// A SARIF `artifactLocation`: `rel` under the root.
+pub fn sarif_artifact(rel: &str) -> Value {
+    json!({ "uri": uri_reference(rel), "uriBaseId": SARIF_ROOT })
+}
+
+/// A SARIF 2.1.0 log of one run of `tool`, whose documentation is `doc` (a path in the
+/// repository): `run` holds the run's own members (results, column kind, invocations);
+/// the driver with its `rules` and the root as [`SARIF_ROOT`] are added here.
+pub fn sarif_log(tool: &str, doc: &str, rules: Vec<Value>, root: &Path, mut run: Value) -> Value {
+    run["tool"] = json!({ "driver": {
+        "name": tool,
+        "version": env!("CARGO_PKG_VERSION"),
+        "informationUri": format!("{}/blob/main/{doc}", env!("CARGO_PKG_REPOSITORY")),
+        "rules": rules,
+    }});
+    run["originalUriBaseIds"] =
+        json!({ SARIF_ROOT: { "uri": directory_uri(&root.to_string_lossy()) } });
+    json!({
+        "$schema": "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [run],
+    })
+}
+
 /// `file://` and a directory, ending with `/` as a base URI must (SARIF's
 /// `originalUriBaseIds`).
 pub fn directory_uri(dir: &str) -> String {

@@ -83,9 +83,6 @@ fn report_json(all: &[&Violation]) -> Value {
     })
 }
 
-/// Where every result's path is relative to: the root.
-const ROOT: &str = "ROOT";
-
 /// One SARIF 2.1.0 run: the codes as rules, each violation an error result.
 fn sarif(root: &Root, all: &[&Violation]) -> Value {
     let rules: Vec<Value> = CODES
@@ -107,10 +104,7 @@ fn sarif(root: &Root, all: &[&Violation]) -> Value {
                 "level": "error",
                 "message": { "text": format!("{}: {}", v.def, v.message) },
                 "locations": [{ "physicalLocation": {
-                    "artifactLocation": {
-                        "uri": annotations::uri_reference(&v.at.file),
-                        "uriBaseId": ROOT,
-                    },
+                    "artifactLocation": annotations::sarif_artifact(&v.at.file),
                     "region": { "startLine": v.at.line, "startColumn": v.at.column },
                 }}],
             });
@@ -120,21 +114,6 @@ fn sarif(root: &Root, all: &[&Violation]) -> Value {
             result
         })
         .collect();
-    json!({
-        "$schema": "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "soil-lock",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/soil-lock.md"),
-                "rules": rules,
-            }},
-            "originalUriBaseIds": {
-                ROOT: { "uri": annotations::directory_uri(&root.dir.to_string_lossy()) },
-            },
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
-    })
+    let run = json!({ "columnKind": "unicodeCodePoints", "results": results });
+    annotations::sarif_log("soil-lock", "docs/soil-lock.md", rules, &root.dir, run)
 }

@@ -13,9 +13,6 @@ use serde_json::{Value, json};
 use std::io::Write;
 use std::sync::Arc;
 
-/// Where every result's path is relative to: the root.
-const ROOT: &str = "ROOT";
-
 pub fn print(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
     let rules = match rule_table(&ws.config) {
         Ok(table) => table.set.rules().to_vec(),
@@ -52,25 +49,16 @@ fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Ru
             })
         })
         .collect();
-    json!({
-        "$schema": "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "copy-audit",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/rules.md"),
-                "rules": rules.iter().map(|r| descriptor(r.as_ref())).collect::<Vec<_>>(),
-            }},
-            "originalUriBaseIds": { ROOT: { "uri": annotations::directory_uri(&ws.root.to_string_lossy()) } },
-            "columnKind": "utf16CodeUnits",
-            "invocations": [{
-                "executionSuccessful": true,
-                "toolExecutionNotifications": notifications,
-            }],
-            "results": results,
+    let rules = rules.iter().map(|r| descriptor(r.as_ref())).collect();
+    let run = json!({
+        "columnKind": "utf16CodeUnits",
+        "invocations": [{
+            "executionSuccessful": true,
+            "toolExecutionNotifications": notifications,
         }],
-    })
+        "results": results,
+    });
+    annotations::sarif_log("copy-audit", "docs/rules.md", rules, &ws.root, run)
 }
 
 fn descriptor(rule: &dyn Rule) -> Value {
@@ -133,5 +121,5 @@ fn level(severity: Severity) -> &'static str {
 }
 
 fn artifact(path: &str) -> Value {
-    json!({ "uri": annotations::uri_reference(path), "uriBaseId": ROOT })
+    annotations::sarif_artifact(path)
 }
