@@ -1219,3 +1219,70 @@ fn review_cache_needs_a_terminal() {
     assert!(said.contains("lockfile mark-reviewed"), "{said}");
     assert_eq!(tree.read(LOCK), lock);
 }
+
+/// The files a report names, in order.
+fn files_of(report: &Value) -> Vec<String> {
+    let mut files: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["relativePath"].as_str().unwrap().to_owned())
+        .collect();
+    files.dedup();
+    files
+}
+
+#[test]
+fn named_paths_narrow_the_audit_and_the_config_still_excludes() {
+    let tree = Tree::copy_of("copy");
+    tree.write("content/drafts/wip.md", "Sejdeme se v lese...\n");
+    tree.write("notes.txt", "Sejdeme se v lese...\n");
+    let (code, all) = audit_json(&tree, &[]);
+    assert_eq!(code, 1);
+    // One file: only its findings, exactly as in the whole audit.
+    let (code, one) = audit_json(&tree, &[UVOD]);
+    assert_eq!((code, one["totalFiles"].as_u64()), (1, Some(1)));
+    assert_eq!(files_of(&one), [UVOD]);
+    let same: Vec<&Value> = all["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["relativePath"] == UVOD)
+        .collect();
+    assert_eq!(
+        one["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect::<Vec<_>>(),
+        same
+    );
+    // Named files the config leaves out (paths.exclude, outside paths.include) are skipped,
+    // and so is the lockfile itself: nothing to audit is a clean run.
+    let (code, none) = audit_json(&tree, &["content/drafts/wip.md", "notes.txt", LOCK]);
+    assert_eq!((code, none["totalFiles"].as_u64()), (0, Some(0)));
+    // A directory stands for the files in scope under it; paths are taken from the
+    // working directory.
+    let (_, dir) = audit_json(&tree, &["content/guide"]);
+    assert_eq!(files_of(&dir), [SETUP]);
+    let out = tree
+        .copy_audit()
+        .current_dir(tree.path("content"))
+        .args(["--json", "talks/uvod.md", "../src"])
+        .output()
+        .unwrap();
+    assert_eq!(files_of(&json(&out.stdout)), [UVOD, WELCOME]);
+    // A path outside the root, or one that does not exist, is an error naming it.
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    let outside = outside.path().to_str().unwrap();
+    for (arg, says) in [
+        (outside, "outside the root"),
+        ("content/missing.md", "No such file"),
+    ] {
+        let out = tree.copy_audit().args([UVOD, arg]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(arg) && stderr.contains(says), "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}

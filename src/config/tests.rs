@@ -342,6 +342,37 @@ fn glob_semantics() {
 }
 
 #[test]
+fn named_paths_narrow_the_scope_and_never_widen_it() {
+    let c = cfg(
+        "language: cs\npaths:\n  include: ['docs/**/*.md', '*.md']\n  exclude: ['docs/private/**']\n",
+    )
+    .unwrap();
+    let named = Named {
+        files: ["README.md", "docs/private/a.md", "src/main.rs"]
+            .map(String::from)
+            .into(),
+        dirs: ["docs/guide".to_owned()].into(),
+    };
+    let m = c.matcher(None).unwrap().only(named.clone());
+    assert!(m.is_included("README.md"));
+    assert!(m.is_included("docs/guide/a.md"));
+    assert!(m.is_included("docs/guide/deep/b.md"));
+    // Named, but excluded by the config or outside its includes.
+    assert!(!m.is_included("docs/private/a.md"));
+    assert!(!m.is_included("src/main.rs"));
+    // In the config's scope, but not named.
+    assert!(!m.is_included("CHANGELOG.md"));
+    assert!(!m.is_included("docs/guidebook/a.md"));
+    assert_eq!(m.named(), Some(&named));
+    let everything = Named {
+        dirs: [String::new()].into(),
+        ..Named::default()
+    };
+    let m = c.matcher(None).unwrap().only(everything);
+    assert!(m.is_included("CHANGELOG.md") && !m.is_included("docs/private/a.md"));
+}
+
+#[test]
 fn locale_and_surface_profile_take_the_first_matching_glob() {
     let c = cfg(FULL).unwrap();
     let m = c.matcher(None).unwrap();

@@ -33,6 +33,12 @@ pub struct AuditArgs {
     #[arg(long, value_name = "CODE")]
     pub lang: Option<String>,
 
+    /// Audit only these files, and the files under these directories (as pre-commit passes
+    /// them): each must lie under the root; those the config's `paths` leave out are
+    /// skipped.
+    #[arg(value_name = "PATH")]
+    pub files: Vec<PathBuf>,
+
     /// Comma-separated globs replacing `paths.include` (`paths.exclude` still applies).
     #[arg(long, value_name = "GLOB,GLOB", value_delimiter = ',')]
     pub paths: Option<Vec<String>>,

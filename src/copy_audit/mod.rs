@@ -101,10 +101,13 @@ fn run_audit(
     if args.review_cache {
         return review::run(ws);
     }
-    let matcher = ws
+    let mut matcher = ws
         .config
         .matcher(args.paths.as_deref())
         .map_err(|e| Failure::new(e.to_string()))?;
+    if !args.files.is_empty() {
+        matcher = matcher.only(ws.named(&args.files)?);
+    }
     if args.offline {
         offline::segment(ws, &matcher)?;
     }

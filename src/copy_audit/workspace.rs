@@ -1,6 +1,6 @@
 //! The tree being audited: its config, its lockfile and the files in scope.
 
-use crate::config::{self, Config, PathMatcher};
+use crate::config::{self, Config, Named, PathMatcher};
 use crate::copy_audit::Failure;
 use crate::copy_audit::cache::Stat;
 use crate::fsutil::relative;
@@ -122,6 +122,11 @@ impl Workspace {
     /// statted from its open descriptor: a cold walk without a `statx` per file took a
     /// third of the time.
     pub fn scope(&self, matcher: &PathMatcher, stat: bool) -> Result<InScope, Failure> {
+        if let Some(named) = matcher.named()
+            && named.dirs.is_empty()
+        {
+            return Ok(self.named_files(named, matcher, stat));
+        }
         let options = crate::walk::Options {
             git_ignore: true,
             dot_dirs: true,
@@ -155,6 +160,75 @@ impl Workspace {
             files,
             unnamed: walked.unnamed,
         })
+    }
+
+    /// The named files in scope, without a walk: pre-commit names a handful of files in a
+    /// tree that may hold a hundred thousand.
+    fn named_files(&self, named: &Named, matcher: &PathMatcher, stat: bool) -> InScope {
+        let files = named
+            .files
+            .iter()
+            .filter(|rel| matcher.is_included(rel) && **rel != self.config.cache_path)
+            .map(|rel| {
+                let stat = stat
+                    .then(|| fs::symlink_metadata(self.root.join(rel)).ok())
+                    .flatten();
+                (rel.clone(), stat.as_ref().map(Stat::of))
+            })
+            .collect();
+        InScope {
+            files,
+            unnamed: Vec::new(),
+        }
+    }
+
+    /// The paths named on the command line, root-relative: each must exist and lie under
+    /// the root. A file keeps its own name (a symlink is not followed to its target's);
+    /// a directory stands for the files under it.
+    pub fn named(&self, args: &[PathBuf]) -> Result<Named, Failure> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| Failure::new(format!("cannot read the current directory: {e}")))?;
+        let mut named = Named::default();
+        for arg in args {
+            let abs = cwd.join(arg);
+            let meta = fs::symlink_metadata(&abs)
+                .map_err(|e| Failure::new(format!("{}: {e}", arg.display())))?;
+            // The directory it is in, resolved; the file's own name kept.
+            let resolved = if meta.is_dir() {
+                fs::canonicalize(&abs)
+            } else {
+                match (abs.parent(), abs.file_name()) {
+                    (Some(parent), Some(name)) => fs::canonicalize(parent).map(|p| p.join(name)),
+                    _ => fs::canonicalize(&abs),
+                }
+            }
+            .map_err(|e| Failure::new(format!("{}: {e}", arg.display())))?;
+            if !resolved.starts_with(&self.root) {
+                return Err(Failure::new(format!(
+                    "{}: outside the root {} (the directory of {}); name files under it, \
+                     or pass the --config of the tree they are in",
+                    arg.display(),
+                    self.root.display(),
+                    self.config.path.display()
+                )));
+            }
+            let rel = if resolved == self.root {
+                String::new()
+            } else {
+                relative(&self.root, &resolved).ok_or_else(|| {
+                    Failure::new(format!(
+                        "{}: the path is not valid UTF-8; it cannot be audited",
+                        arg.display()
+                    ))
+                })?
+            };
+            if meta.is_dir() {
+                named.dirs.insert(rel);
+            } else {
+                named.files.insert(rel);
+            }
+        }
+        Ok(named)
     }
 
     /// A root-relative file as text; an unreadable or non-UTF-8 file is a failure naming

@@ -93,7 +93,7 @@ impl Tree {
 
 /// Copies a fixture without its `.lockgraph/` caches, which a run of either tool inside
 /// `fixtures/` leaves behind: tests start cold unless they warm up themselves.
-fn copy_dir(src: &Path, dst: &Path) {
+pub fn copy_dir(src: &Path, dst: &Path) {
     fs::create_dir_all(dst).unwrap();
     for entry in fs::read_dir(src).unwrap() {
         let entry = entry.unwrap();

@@ -5,7 +5,9 @@
 use super::{Config, ConfigError};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde_saphyr::{Location, Spanned};
+use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 impl Config {
     /// Compiles the path globs. `include_override` (from `--paths`) replaces
@@ -63,6 +65,7 @@ impl Config {
                 .collect(),
             locale: set(&mut self.locale.iter().map(|(g, _)| g), "paths.locale")?,
             locale_values: self.locale.iter().map(|(_, v)| v.clone()).collect(),
+            named: None,
         })
     }
 }
@@ -76,11 +79,46 @@ pub struct PathMatcher {
     surface_profile_values: Vec<String>,
     locale: GlobSet,
     locale_values: Vec<String>,
+    /// The paths named on the command line, if any: then nothing else is in scope.
+    named: Option<Arc<Named>>,
+}
+
+/// Paths named on the command line (as pre-commit passes them), root-relative: files, and
+/// directories whose files are meant. They narrow the scope and never widen it: a named
+/// file the globs leave out is not audited, as a walk would not audit it (ruff's
+/// `--force-exclude`, always on).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Named {
+    pub files: BTreeSet<String>,
+    /// `""` for the root itself.
+    pub dirs: BTreeSet<String>,
+}
+
+impl Named {
+    fn admits(&self, rel: &str) -> bool {
+        self.files.contains(rel)
+            || self.dirs.iter().any(|d| {
+                d.is_empty() || (rel.starts_with(d.as_str()) && rel[d.len()..].starts_with('/'))
+            })
+    }
 }
 
 impl PathMatcher {
     pub fn is_included(&self, rel_path: &str) -> bool {
-        self.include.is_match(rel_path) && !self.exclude.is_match(rel_path)
+        self.include.is_match(rel_path)
+            && !self.exclude.is_match(rel_path)
+            && self.named.as_ref().is_none_or(|n| n.admits(rel_path))
+    }
+
+    /// This matcher narrowed to `named`.
+    pub fn only(mut self, named: Named) -> PathMatcher {
+        self.named = Some(Arc::new(named));
+        self
+    }
+
+    /// The named paths, when the scope is narrowed to them.
+    pub fn named(&self) -> Option<&Named> {
+        self.named.as_deref()
     }
 
     /// The language `paths.locale` gives the file, from the first glob that matches.

@@ -14,7 +14,7 @@ mod raw;
 mod unknown_keys;
 
 pub use error::ConfigError;
-pub use globs::PathMatcher;
+pub use globs::{Named, PathMatcher};
 pub use parse::parse;
 
 use std::path::PathBuf;
