@@ -27,16 +27,46 @@ pub const MANIFEST: &str = "soil.lock";
 /// The Soil language version new sidecars record (trellis writes this one).
 const SOIL_LANGUAGE_VERSION: &str = "0.1";
 
-/// `soil.toml`, as far as soil-lock reads it.
-#[derive(Debug, Default, serde::Deserialize)]
+// The doc comments of this type and its fields are the descriptions of its JSON Schema
+// (`docs/soil.schema.json`, [`soil_toml_schema`]): written for the person editing the file.
+/// `soil.toml` marks the root of a trellis project; these are the keys soil-lock reads.
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "soil.toml")]
 pub struct SoilToml {
+    /// The toolchain the root pins: `trellis` (recorded in each new sidecar's `versions`)
+    /// and `soil`, the language version (default `0.1`); other tools' entries are kept.
     #[serde(default)]
+    #[schemars(schema_with = "toolchain_schema")]
     pub toolchain: BTreeMap<String, toml::Value>,
+    /// The tags specs may carry, each with what it means; a spec's undeclared tag is a
+    /// `tr-undeclared-tag` error. Without the table, tags are not checked.
     #[serde(default)]
     pub tags: BTreeMap<String, String>,
+    /// Packages trusted by their content hash (`sha256:…`).
     #[serde(default)]
     pub trusted_packages: BTreeMap<String, String>,
+}
+
+fn toolchain_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "properties": {
+            "trellis": { "type": "string", "description": "The trellis version the root pins." },
+            "soil": { "type": ["string", "number"], "description": "The Soil language version (default 0.1)." },
+        },
+        "additionalProperties": { "type": ["string", "integer", "boolean"] },
+    })
+}
+
+/// The JSON Schema of `soil.toml`, as committed in `docs/soil.schema.json`.
+pub fn soil_toml_schema() -> serde_json::Value {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<SoilToml>();
+    let mut schema = serde_json::to_value(schema).expect("a schema is JSON");
+    lockgraph_queries::copy::config::unwrap_descriptions(&mut schema);
+    schema
 }
 
 impl SoilToml {

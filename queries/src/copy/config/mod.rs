@@ -11,11 +11,13 @@ mod globs;
 mod layer2;
 mod parse;
 mod raw;
+mod schema;
 mod unknown_keys;
 
 pub use error::ConfigError;
 pub use globs::{Named, PathMatcher};
 pub use parse::parse;
+pub use schema::{json_schema, unwrap_descriptions};
 
 use std::path::PathBuf;
 
@@ -28,6 +30,8 @@ pub const PROFILES: &[(&str, &str)] = &[("czech", "cs"), ("english", "en")];
 
 const SURFACE_PROFILES: &[&str] = &["participant", "presenter", "hybrid"];
 const SEVERITIES: &[&str] = &["error", "warning", "info"];
+/// What `segment.unknown_language` may say.
+const UNKNOWN_LANGUAGE: &[&str] = &["skip", "default"];
 
 /// A regex rule declared in the config; the rule engine compiles and runs it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
