@@ -260,7 +260,7 @@ fn age(tree: &Tree, rel: &str) {
 fn audit_with_timings(tree: &Tree) -> (String, String) {
     let out = tree
         .copy_audit()
-        .env("LOCKGRAPH_TIMINGS", "1")
+        .env("LOCKGRAPH_LOG", "info")
         .arg("--json")
         .output()
         .unwrap();

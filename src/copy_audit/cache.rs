@@ -498,7 +498,7 @@ impl Caches {
         if let (Some((lock, prompt_outdated)), Some(summary)) =
             (self.lock_summary_wanted.take(), summary)
         {
-            let _phase = crate::timings::phase("  save the lockfile summary");
+            let _phase = crate::logging::phase("  save the lockfile summary");
             let entries = summary.iter().map(|(p, info)| (p, info)).collect();
             self.write(
                 LOCK_SUMMARY_FILE,
@@ -512,7 +512,7 @@ impl Caches {
             let _ = fs::remove_dir_all(self.dir.join("lock-entries"));
         }
         if !self.new_stats.is_empty() {
-            let _phase = crate::timings::phase("  save the stat index");
+            let _phase = crate::logging::phase("  save the stat index");
             // The old entries (those of files this run did not read, and of files outside
             // its `--paths`) merged with the new, both sorted by path, as they are written.
             self.new_stats.sort_by(|a, b| a.0.cmp(&b.0));
@@ -522,7 +522,7 @@ impl Caches {
             };
             self.write(STAT_FILE, &merged);
         }
-        let _phase = crate::timings::phase("  save the findings shards");
+        let _phase = crate::logging::phase("  save the findings shards");
         let plan = self.planned();
         if plan.relayout {
             self.relayout(plan.bits, &served);

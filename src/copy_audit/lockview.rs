@@ -113,7 +113,7 @@ impl<'a> LockView<'a> {
                 full: OnceLock::new(),
             });
         }
-        let read = crate::timings::phase("read lockfile");
+        let read = crate::logging::phase("read lockfile");
         let lock = ws.read_lockfile()?;
         drop(read);
         let view = LockView::parsed(ws, lock);
@@ -126,7 +126,7 @@ impl<'a> LockView<'a> {
 
     /// From a lockfile already read.
     pub fn parsed(ws: &'a Workspace, lock: Lockfile) -> LockView<'a> {
-        let summarise = crate::timings::phase("summarise lockfile");
+        let summarise = crate::logging::phase("summarise lockfile");
         let summary = summarize(&lock);
         drop(summarise);
         LockView {
@@ -215,7 +215,7 @@ impl<'a> LockView<'a> {
     /// The parsed lockfile, reading it on first need (from any worker thread).
     fn full(&self) -> Result<&Mutex<Lockfile>, Failure> {
         let full = self.full.get_or_init(|| {
-            let _read = crate::timings::phase("read lockfile");
+            let _read = crate::logging::phase("read lockfile");
             let lock = read_off_the_pool(self.ws);
             lock.map(Mutex::new).map_err(|f| f.message)
         });

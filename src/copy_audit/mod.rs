@@ -34,6 +34,7 @@ pub enum Outcome {
 
 pub fn main() -> ExitCode {
     crate::output::guard();
+    crate::logging::init();
     let cli = Cli::parse();
     match run(cli) {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -82,7 +82,7 @@ impl Workspace {
     /// ([`read_canonical`]); anything else, and the exact error of a bad lockfile, from the
     /// strict reader (`lockfile::parse`). Both check every invariant.
     pub fn read_lockfile(&self) -> Result<Lockfile, Failure> {
-        let _read = crate::timings::phase("  lockfile text");
+        let _read = crate::logging::phase("  lockfile text");
         match read_canonical(&self.lock_path) {
             Ok(Some(lock)) => return Ok(lock),
             Ok(None) => {}

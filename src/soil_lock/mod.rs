@@ -28,6 +28,7 @@ pub use crate::Failure;
 
 pub fn main() -> ExitCode {
     crate::output::guard();
+    crate::logging::init();
     let cli = Cli::parse();
     match run(cli) {
         Ok(true) => ExitCode::SUCCESS,
@@ -60,14 +61,14 @@ fn run(cli: Cli) -> Result<bool, Failure> {
     }
     let mut root = Root::open(cli.root.as_deref(), !cli.no_cache)?;
     {
-        let _phase = crate::timings::phase("flags and ladders");
+        let _phase = crate::logging::phase("flags and ladders");
         warm(&root, cli.quiet);
     }
     {
-        let _phase = crate::timings::phase("save the cache");
+        let _phase = crate::logging::phase("save the cache");
         root.save_cache();
     }
-    let _phase = crate::timings::phase("command and output");
+    let _phase = crate::logging::phase("command and output");
     let result = command(&mut root, cli.command);
     // The process ends next. Dropping the database value by value made a warm `check` on
     // 50k definitions take 772 ms instead of 585 (docs/performance.md); the OS takes the

@@ -160,7 +160,7 @@ impl Root {
         })?;
         // Decoding the cache and listing the root are independent; overlapped, one fills
         // the gaps the other's system calls leave.
-        let phase = crate::timings::phase("open the cache, walk and stat");
+        let phase = crate::logging::phase("open the cache, walk and stat");
         let (cache, listed) = rayon::join(
             || use_cache.then(|| SoilCache::open(&dir)).transpose(),
             || list(&dir, use_cache),
@@ -169,7 +169,7 @@ impl Root {
         let walked = listed?;
         drop(phase);
         crate::testhook::pause("soil-read");
-        let phase = crate::timings::phase("take in the definitions");
+        let phase = crate::logging::phase("take in the definitions");
         let (defs, seen) = take_in_definitions(&dir, &db, walked.definitions, cache.as_mut())?;
         let private_files = walked
             .private_modules
@@ -198,7 +198,7 @@ impl Root {
             unnamed: walked.unnamed,
             oracle_files: BTreeSet::new(),
         };
-        let _phase = crate::timings::phase("hash the externals");
+        let _phase = crate::logging::phase("hash the externals");
         root.hash_externals();
         Ok(root)
     }

@@ -50,10 +50,10 @@ pub fn run(
     let ((), summary) = rayon::join(
         || learnt.save(&audit, lock.parsed_summary()),
         || {
-            let count = crate::timings::phase("count findings");
+            let count = crate::logging::phase("count findings");
             let summary = AuditReport::new(&audit, review, &root);
             drop(count);
-            let _print = crate::timings::phase("print");
+            let _print = crate::logging::phase("print");
             report::print_audit(ws, &summary, &audit, format);
             summary
         },
@@ -85,7 +85,7 @@ fn open_inputs<'a>(
     args: &AuditArgs,
     matcher: &PathMatcher,
 ) -> Result<Inputs<'a>, Failure> {
-    let walk = crate::timings::phase("walk and stat, open caches");
+    let walk = crate::logging::phase("walk and stat, open caches");
     // Stats are taken in the walk only to be compared with the stat index's.
     let stat_walk = !args.no_cache && Caches::has_stat_index(&ws.root);
     if !stat_walk {
@@ -94,11 +94,11 @@ fn open_inputs<'a>(
     }
     let (files, (caches, lock)) = rayon::join(
         || {
-            let _walk = crate::timings::phase("  walk and stat");
+            let _walk = crate::logging::phase("  walk and stat");
             ws.scope(matcher, stat_walk)
         },
         || {
-            let open = crate::timings::phase("  open caches");
+            let open = crate::logging::phase("  open caches");
             let caches = (!args.no_cache).then(|| Caches::open(&ws.root)).transpose();
             drop(open);
             let Ok(mut caches) = caches else {

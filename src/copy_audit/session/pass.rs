@@ -87,7 +87,7 @@ pub fn audit(
     // during a run is tested (`tests/stale_caches.rs`).
     crate::testhook::pause("read");
     let shared = caches.as_ref();
-    let scan = crate::timings::phase("stat, read, audit");
+    let scan = crate::logging::phase("stat, read, audit");
     let chunks: Vec<(usize, Chunk)> = files
         .chunks_mut(CHUNK)
         .zip(known.chunks(CHUNK))
@@ -99,11 +99,11 @@ pub fn audit(
         })
         .collect::<Result<_, Failure>>()?;
     drop(scan);
-    crate::timings::count("files read", || {
+    crate::logging::count("files read", || {
         let sides = chunks.iter().flat_map(|(_, (_, sides))| sides);
         sides.filter(|s| s.read).count()
     });
-    let merge = crate::timings::phase("merge");
+    let merge = crate::logging::phase("merge");
     let (mut audit, sides) = in_path_order(chunks);
     if let Some(c) = caches.as_mut() {
         let copies = teach(c, &audit, &sides, &files);
@@ -123,7 +123,7 @@ fn join_caches(
     files: &[(String, Option<Stat>)],
     caches: Option<&mut Caches>,
 ) -> Result<(Vec<Known>, Vec<Option<LockInfo>>), Failure> {
-    let _join = crate::timings::phase("join the stat index and lockfile summary");
+    let _join = crate::logging::phase("join the stat index and lockfile summary");
     let (known, infos) = rayon::join(
         || match caches {
             Some(c) => c.known_hashes(files),
@@ -451,7 +451,7 @@ impl Learnt {
     pub fn save(self, audit: &Audit, summary: Option<&[(String, LockInfo)]>) {
         let Learnt { caches, sides } = self;
         if let Some(mut c) = caches.filter(Caches::needs_save) {
-            let _save = crate::timings::phase("save caches");
+            let _save = crate::logging::phase("save caches");
             c.plan_findings(sides.iter().flatten().count());
             // A rewritten shard gets the reports this run took out of it back (so
             // only those shards' files are indexed).
