@@ -94,7 +94,7 @@ fn hook_repository(dir: &Path) -> String {
     git_ok(dir, &["init", "-q"]);
     git_ok(dir, &["add", "-A"]);
     git_ok(dir, &["commit", "-q", "-m", "hooks"]);
-    git_ok(dir, &["rev-parse", "HEAD"]).trim().to_owned()
+    Some(git_ok(dir, &["rev-parse", "HEAD"]).trim().to_owned())
 }
 
 struct User {
@@ -182,7 +182,12 @@ fn pre_commit_hooks_refuse_a_typography_error_and_pass_what_is_clean_or_excluded
         return;
     };
     let hooks = tempfile::tempdir().unwrap();
-    let rev = hook_repository(hooks.path());
+    let Some(rev) = hook_repository(hooks.path()) else {
+        println!(
+            "skipped: the sources are not a git checkout, so they cannot be a hook repository"
+        );
+        return;
+    };
     let user = User {
         dir: tempfile::tempdir().unwrap(),
         pre_commit,
