@@ -349,6 +349,7 @@ fn no_command_imports_another() {
         "fix",
         "lockfile_cmd",
         "offline",
+        "report_merge",
         "review",
         "segment",
         "server",

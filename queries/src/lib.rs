@@ -8,5 +8,6 @@ pub mod copy;
 pub mod db;
 pub mod hash;
 pub mod relpath;
+pub mod shard;
 pub mod soil;
 pub mod text;

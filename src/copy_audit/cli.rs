@@ -39,6 +39,11 @@ pub struct AuditArgs {
     #[arg(value_name = "PATH")]
     pub files: Vec<PathBuf>,
 
+    /// Audit one shard of the files in scope, K of N (1-based), for a CI matrix: a file's
+    /// shard depends on its path alone. `copy-audit report merge` joins the shards' reports.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<lockgraph_queries::shard::Shard>,
+
     /// Comma-separated globs replacing `paths.include` (`paths.exclude` still applies).
     #[arg(long, value_name = "GLOB,GLOB", value_delimiter = ',')]
     pub paths: Option<Vec<String>>,
@@ -124,6 +129,9 @@ pub enum Command {
     /// Read and edit the lockfile.
     #[command(subcommand)]
     Lockfile(LockfileCommand),
+    /// Work with reports: join the reports of a sharded run.
+    #[command(subcommand)]
+    Report(ReportCommand),
     /// Serve the Language Server Protocol on standard input and output: each open
     /// document's findings as diagnostics, updated as it is edited.
     Server,
@@ -138,6 +146,17 @@ pub enum Command {
     ManPages {
         /// Where the pages go (created if missing).
         dir: PathBuf,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// Merge the JSON (or SARIF) reports of `--shard 1/N` … `--shard N/N` into the report
+    /// an unsharded run prints, byte for byte, and exit as that run would.
+    Merge {
+        /// Every shard's report, in any order.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
     },
 }
 

@@ -11,6 +11,7 @@ mod lockview;
 mod offline;
 mod problems;
 mod report;
+mod report_merge;
 mod review;
 mod segment;
 pub mod server;
@@ -19,7 +20,7 @@ pub mod watch;
 pub mod workspace;
 
 use clap::{CommandFactory, Parser};
-use cli::{Cli, Command, LockfileCommand, OutputFormat};
+use cli::{Cli, Command, LockfileCommand, OutputFormat, ReportCommand};
 use std::process::ExitCode;
 
 pub use crate::Failure;
@@ -71,6 +72,8 @@ fn run(cli: Cli) -> Result<Outcome, Failure> {
             lockfile_cmd::merge(&base, &ours, &theirs)
         }
         Some(Command::Server) => server::run(cli.config.as_deref()),
+        // Reports name their files: no config is needed to merge them.
+        Some(Command::Report(ReportCommand::Merge { reports })) => report_merge::run(&reports),
         Some(Command::Completions { shell }) => {
             crate::shellkit::print_completions(Cli::command(), shell).map(|()| Outcome::Clean)
         }
@@ -108,6 +111,9 @@ fn run_audit(
         .map_err(|e| Failure::new(e.to_string()))?;
     if !args.files.is_empty() {
         matcher = matcher.only(ws.named(&args.files)?);
+    }
+    if let Some(shard) = args.shard {
+        matcher = matcher.in_shard(shard);
     }
     if args.offline {
         offline::segment(ws, &matcher)?;

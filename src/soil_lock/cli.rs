@@ -53,6 +53,10 @@ pub enum Command {
         /// Quality report, or SARIF 2.1.0.
         #[arg(long, value_enum, default_value = "human")]
         format: CheckFormat,
+        /// Report only the violations of shard K of N of the definitions (by path; the
+        /// whole root is still read, since a verdict depends on callees and oracles).
+        #[arg(long, value_name = "K/N")]
+        shard: Option<lockgraph_queries::shard::Shard>,
     },
     /// Create missing sidecars; re-anchor prose changes with `review-suggested`.
     Refresh,

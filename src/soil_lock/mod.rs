@@ -86,6 +86,7 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
             exported,
             tag,
             format,
+            shard,
         } => {
             unreadable_inputs(root, &root.defs)?;
             let policy = Policy {
@@ -100,9 +101,13 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
                     (false, None) => Scope::All,
                 },
             };
-            let violations = check::check(&root.db, &policy);
+            let mut violations = check::check(&root.db, &policy);
+            if let Some(shard) = shard {
+                violations.retain(|v| shard.holds(&v.def));
+                root.unnamed.retain(|rel| shard.holds(rel));
+            }
             // A file no report can name is one no check can vouch for.
-            report::print(root, &violations, format);
+            report::print(root, &violations, format, shard);
             Ok(violations.is_empty() && root.unnamed.is_empty())
         }
         Command::Refresh => refresh(root),

@@ -5,12 +5,13 @@
 use super::cli::CheckFormat;
 use super::root::Root;
 use crate::annotations::{self, Annotation, JobPaths, Level};
+use lockgraph_queries::shard::Shard;
 use lockgraph_queries::soil::check::{CODES, Place, Violation};
 use serde_json::{Value, json};
 use std::io::Write;
 
 /// `violations` and the files no report can name, as `format` asks.
-pub fn print(root: &Root, violations: &[Violation], format: CheckFormat) {
+pub fn print(root: &Root, violations: &[Violation], format: CheckFormat, shard: Option<Shard>) {
     let unnamable: Vec<Violation> = root
         .unnamed
         .iter()
@@ -41,7 +42,13 @@ pub fn print(root: &Root, violations: &[Violation], format: CheckFormat) {
             let list: Vec<Annotation> = all.iter().map(|v| annotation(&paths, v)).collect();
             json_to(&mut out, &annotations::gitlab("soil-lock", &list))
         }
-        CheckFormat::Json => json_to(&mut out, &report_json(&all)),
+        CheckFormat::Json => {
+            let mut report = report_json(&all);
+            if let Some(shard) = shard {
+                report["shard"] = shard.to_string().into();
+            }
+            json_to(&mut out, &report)
+        }
         CheckFormat::Sarif => json_to(&mut out, &sarif(root, &all)),
     };
     written

@@ -51,7 +51,8 @@ pub fn run(
         || learnt.save(&audit, lock.parsed_summary()),
         || {
             let count = crate::logging::phase("count findings");
-            let summary = AuditReport::new(&audit, review, &root);
+            let mut summary = AuditReport::new(&audit, review, &root);
+            summary.problems.shard = matcher.shard().map(|s| s.to_string());
             drop(count);
             let _print = crate::logging::phase("print");
             report::print_audit(ws, &summary, &audit, format);

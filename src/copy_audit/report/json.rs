@@ -42,6 +42,10 @@ pub struct Problems<'a> {
     pub file_errors: Vec<JsonFileError>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub review_status: Option<ReviewStatus>,
+    /// `K/N` in the report of `--shard K/N`, so that `report merge` can tell a complete
+    /// set of shards from an incomplete one. Ours; only in a shard's report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 /// Every finding of an audit, in file order, made into [`JsonFinding`]s one at a time as
@@ -223,6 +227,7 @@ impl<'a> AuditReport<'a> {
             by_rule: BTreeMap::new(),
             file_errors: Vec::new(),
             review_status: review,
+            shard: None,
         };
         for audited in audit.files() {
             if let Some(e) = &audited.report.error {

@@ -50,7 +50,7 @@ fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Ru
         })
         .collect();
     let rules = rules.iter().map(|r| descriptor(r.as_ref())).collect();
-    let run = json!({
+    let mut run = json!({
         "columnKind": "utf16CodeUnits",
         "invocations": [{
             "executionSuccessful": true,
@@ -58,6 +58,10 @@ fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Ru
         }],
         "results": results,
     });
+    // A shard says so, for `report merge` (SARIF's property bag).
+    if let Some(shard) = &summary.problems.shard {
+        run["properties"] = json!({ "shard": shard });
+    }
     annotations::sarif_log("copy-audit", "docs/rules.md", rules, &ws.root, run)
 }
 

@@ -66,6 +66,7 @@ impl Config {
             locale: set(&mut self.locale.iter().map(|(g, _)| g), "paths.locale")?,
             locale_values: self.locale.iter().map(|(_, v)| v.clone()).collect(),
             named: None,
+            shard: None,
         })
     }
 }
@@ -81,6 +82,8 @@ pub struct PathMatcher {
     locale_values: Vec<String>,
     /// The paths named on the command line, if any: then nothing else is in scope.
     named: Option<Arc<Named>>,
+    /// `--shard K/N`: only the files of that shard are in scope.
+    shard: Option<crate::shard::Shard>,
 }
 
 /// Paths named on the command line (as pre-commit passes them), root-relative: files, and
@@ -108,6 +111,18 @@ impl PathMatcher {
         self.include.is_match(rel_path)
             && !self.exclude.is_match(rel_path)
             && self.named.as_ref().is_none_or(|n| n.admits(rel_path))
+            && self.shard.is_none_or(|s| s.holds(rel_path))
+    }
+
+    /// This matcher narrowed to one shard of the files it includes.
+    pub fn in_shard(mut self, shard: crate::shard::Shard) -> PathMatcher {
+        self.shard = Some(shard);
+        self
+    }
+
+    /// The shard the scope is narrowed to, if any.
+    pub fn shard(&self) -> Option<crate::shard::Shard> {
+        self.shard
     }
 
     /// This matcher narrowed to `named`.
