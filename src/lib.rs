@@ -25,6 +25,7 @@ pub mod lsp;
 mod memory;
 pub mod output;
 pub mod progress;
+pub mod remote;
 pub mod shellkit;
 pub mod soil_lock;
 pub mod statcache;

@@ -1,0 +1,281 @@
+//! The remote cache client (`src/remote.rs`) against a real BuildGrid (`pip install
+//! buildgrid`; `.ci/run` installs it into a virtual environment and names its `bgd` in
+//! `LOCKGRAPH_BGD`), started by each test on a free loopback port with its in-memory CAS
+//! and action cache (`tests/data/buildgrid.yml`) and stopped when the test ends. Without
+//! BuildGrid the tests say they were skipped, and why.
+
+use lockgraph::remote::{Remote, Settings};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bgd() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("LOCKGRAPH_BGD") {
+        return Some(PathBuf::from(p));
+    }
+    Command::new("bgd")
+        .arg("--help")
+        .output()
+        .is_ok_and(|o| o.status.success())
+        .then(|| PathBuf::from("bgd"))
+}
+
+/// A BuildGrid server for one test, stopped on drop.
+struct Server {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start() -> Option<Server> {
+        let Some(bgd) = bgd() else {
+            println!(
+                "skipped: BuildGrid's bgd is not installed (pip install buildgrid; .ci/run \
+                 installs it into a virtual environment), so no server could be started"
+            );
+            return None;
+        };
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("buildgrid.yml");
+        std::fs::write(
+            &config,
+            include_str!("data/buildgrid.yml").replace("PORT", &port.to_string()),
+        )
+        .unwrap();
+        let child = Command::new(bgd)
+            .args(["server", "start"])
+            .arg(&config)
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("bgd starts");
+        let server = Server {
+            child,
+            port,
+            _dir: dir,
+        };
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "BuildGrid did not listen on {port} within a minute"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(server)
+    }
+
+    fn url(&self) -> String {
+        format!("grpc://127.0.0.1:{}", self.port)
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn settings(url: &str) -> Settings {
+    Settings {
+        url: url.to_owned(),
+        instance: String::new(),
+        headers: vec![("x-api-key".into(), "test".into())],
+        read_only: false,
+    }
+}
+
+#[test]
+fn blobs_stored_under_keys_come_back_and_nothing_else_does() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let remote = Remote::new(settings(&server.url())).unwrap();
+    let keys: Vec<Vec<u8>> = (0..70).map(|i| format!("key {i}").into_bytes()).collect();
+    assert!(remote.fetch(&keys).iter().all(Option::is_none));
+    // Seventy entries: more than one window of calls in flight, and one blob of 3.5 MB,
+    // a batch of its own.
+    let entries: Vec<(Vec<u8>, Vec<u8>)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let blob = if i == 7 {
+                vec![b'x'; 3_500_000]
+            } else {
+                format!("blob {i}").into_bytes()
+            };
+            (k.clone(), blob)
+        })
+        .collect();
+    remote.store(&entries);
+    assert_eq!(remote.counts().stored, 70);
+    let mut asked = keys.clone();
+    asked.push(b"never stored".to_vec());
+    let got = remote.fetch(&asked);
+    for (i, (_, blob)) in entries.iter().enumerate() {
+        assert_eq!(got[i].as_ref(), Some(blob), "entry {i}");
+    }
+    assert_eq!(got[70], None);
+    let counts = remote.counts();
+    assert_eq!((counts.hits, counts.corrupt), (70, 0));
+    // Another client (another machine) sees them; a read-only one stores nothing.
+    let reader = Remote::new(Settings {
+        read_only: true,
+        ..settings(&server.url())
+    })
+    .unwrap();
+    assert_eq!(reader.fetch(&keys[..1])[0].as_ref(), Some(&entries[0].1));
+    reader.store(&[(b"from a fork".to_vec(), b"poison".to_vec())]);
+    assert_eq!(reader.counts().stored, 0);
+    assert_eq!(remote.fetch(&[b"from a fork".to_vec()])[0], None);
+}
+
+#[test]
+fn a_vanished_server_is_a_miss_within_the_deadline_and_ends_the_remote_for_the_run() {
+    let Some(mut server) = Server::start() else {
+        return;
+    };
+    let remote = Remote::new(settings(&server.url())).unwrap();
+    remote.store(&[(b"k".to_vec(), b"v".to_vec())]);
+    assert_eq!(
+        remote.fetch(&[b"k".to_vec()])[0].as_deref(),
+        Some(&b"v"[..])
+    );
+    server.stop();
+    let start = Instant::now();
+    assert_eq!(
+        remote.fetch(&[b"k".to_vec(), b"j".to_vec()]),
+        vec![None, None]
+    );
+    assert!(remote.is_gone());
+    // Later calls do not wait again.
+    remote.store(&[(b"j".to_vec(), b"w".to_vec())]);
+    assert_eq!(remote.fetch(&[b"k".to_vec()]), vec![None]);
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn a_server_that_never_was_is_a_miss_and_bad_addresses_are_refused() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let remote = Remote::new(settings(&format!("grpc://127.0.0.1:{port}"))).unwrap();
+    let start = Instant::now();
+    assert_eq!(remote.fetch(&[b"k".to_vec()]), vec![None]);
+    assert!(remote.is_gone());
+    assert!(start.elapsed() < Duration::from_secs(8));
+    for (url, says) in [
+        ("http://127.0.0.1:1", "grpc:// or grpcs://"),
+        ("127.0.0.1:1", "not grpc://HOST:PORT"),
+        ("grpc://", "not grpc://HOST:PORT"),
+        ("grpc://host:1/path", "not grpc://HOST:PORT"),
+    ] {
+        let err = Remote::new(settings(url)).err().expect(url);
+        assert!(err.contains(says), "{url}: {err}");
+    }
+    let mut bad = settings("grpc://127.0.0.1:1");
+    bad.headers = vec![("bad header".into(), "v".into())];
+    assert!(
+        Remote::new(bad)
+            .err()
+            .unwrap()
+            .contains("not a header name")
+    );
+}
+
+/// A server that answers every lookup with a blob whose bytes are not its digest's: what
+/// a corrupt or malicious cache serves. BuildGrid checks what it stores, so this one is
+/// made here: an action cache and nothing else, the blob inlined in the result.
+mod lying {
+    use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
+    use re::action_cache_server::{ActionCache, ActionCacheServer};
+
+    struct Liar;
+
+    #[tonic::async_trait]
+    impl ActionCache for Liar {
+        async fn get_action_result(
+            &self,
+            _: tonic::Request<re::GetActionResultRequest>,
+        ) -> Result<tonic::Response<re::ActionResult>, tonic::Status> {
+            Ok(tonic::Response::new(re::ActionResult {
+                output_files: vec![re::OutputFile {
+                    path: "lockgraph".into(),
+                    digest: Some(lockgraph::remote::digest_of(b"what was stored")),
+                    contents: b"something else".to_vec(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }))
+        }
+
+        async fn update_action_result(
+            &self,
+            request: tonic::Request<re::UpdateActionResultRequest>,
+        ) -> Result<tonic::Response<re::ActionResult>, tonic::Status> {
+            Ok(tonic::Response::new(
+                request.into_inner().action_result.unwrap_or_default(),
+            ))
+        }
+    }
+
+    /// Serves on a free loopback port, on a thread of its own, until the process ends.
+    pub fn start() -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        drop(listener);
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(
+                tonic::transport::Server::builder()
+                    .add_service(ActionCacheServer::new(Liar))
+                    .serve(addr),
+            )
+        });
+        let start = std::time::Instant::now();
+        while std::net::TcpStream::connect(addr).is_err() {
+            assert!(
+                start.elapsed().as_secs() < 10,
+                "the lying server did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        addr.port()
+    }
+}
+
+#[test]
+fn a_blob_that_is_not_its_digest_is_ignored() {
+    let port = lying::start();
+    let remote = Remote::new(settings(&format!("grpc://127.0.0.1:{port}"))).unwrap();
+    assert_eq!(
+        remote.fetch(&[b"k".to_vec(), b"j".to_vec()]),
+        vec![None, None]
+    );
+    let counts = remote.counts();
+    assert_eq!((counts.hits, counts.corrupt), (0, 2));
+    // Not a failure of the server: the cache stays in use.
+    assert!(!remote.is_gone());
+}
