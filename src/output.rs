@@ -23,11 +23,28 @@ pub fn guard() {
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied());
         if let Some(why) = message.and_then(|m| m.strip_prefix("failed printing to stdout: ")) {
+            // A closed pipe where SIGPIPE is ignored ([`sockets_need_no_sigpipe`]): the
+            // reader has what it wanted.
+            if why.contains("Broken pipe") {
+                std::process::exit(0);
+            }
             eprintln!("error: cannot write the output: {why}");
             std::process::exit(2);
         }
         default(info);
     }));
+}
+
+/// For a run that talks to a server (the remote cache): a socket the server closed must
+/// be an error of that call, not the end of the process, so SIGPIPE is ignored again, as
+/// Rust has it; a closed standard output is then the error every writer of it handles
+/// ([`failed`], and [`guard`]'s hook), ending the run as quietly.
+pub fn sockets_need_no_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to "ignore" has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
 }
 
 /// For writers of standard output: ends the run as [`guard`] promises.

@@ -136,6 +136,7 @@ impl Remote {
     pub fn new(settings: Settings) -> Result<Remote, String> {
         let endpoint = settings.endpoint()?;
         let metadata = settings.metadata()?;
+        crate::output::sockets_need_no_sigpipe();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

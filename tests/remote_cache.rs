@@ -279,3 +279,219 @@ fn a_blob_that_is_not_its_digest_is_ignored() {
     // Not a failure of the server: the cache stays in use.
     assert!(!remote.is_gone());
 }
+
+/// A fresh checkout of the shared tree `58cfea7` (no `.lockgraph/`), or of the fixture
+/// where the shared trees are not.
+fn checkout() -> tempfile::TempDir {
+    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/conformance/harness-lab/58cfea7");
+    let from = if shared.exists() {
+        shared
+    } else {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/copy")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&from, dir.path());
+    dir
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        if entry.file_name() == ".lockgraph" {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &dest);
+        } else {
+            std::fs::copy(entry.path(), dest).unwrap();
+        }
+    }
+}
+
+/// A copy-audit run in `dir` with the remote cache at `url` (and `extra` flags): its
+/// stdout, its stderr, and the counts it logged (`timing: <name> <n>` lines).
+struct Run {
+    stdout: Vec<u8>,
+    stderr: String,
+    code: i32,
+}
+
+impl Run {
+    fn count(&self, name: &str) -> usize {
+        self.stderr
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("timing: {name} ")))
+            .unwrap_or_else(|| panic!("no `{name}` in\n{}", self.stderr))
+            .trim()
+            .parse()
+            .unwrap()
+    }
+}
+
+fn audit(dir: &std::path::Path, args: &[&str]) -> Run {
+    let out = assert_cmd::Command::cargo_bin("copy-audit")
+        .unwrap()
+        .args(["--json"])
+        .args(args)
+        .current_dir(dir)
+        .env("LOCKGRAPH_LOG", "info")
+        .env_remove("LOCKGRAPH_REMOTE_CACHE")
+        .output()
+        .unwrap();
+    Run {
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap(),
+    }
+}
+
+#[test]
+fn fresh_checkouts_are_served_from_the_cache_and_an_edit_recomputes_its_chunk() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let url = server.url();
+    let remote = ["--remote-cache", url.as_str()];
+    // The first checkout computes everything and stores every chunk.
+    let first = checkout();
+    let local = audit(first.path(), &["--no-cache"]);
+    let run = audit(first.path(), &remote);
+    assert!(run.stdout == local.stdout, "{}", run.stderr);
+    assert_eq!(run.code, local.code);
+    let chunks = run.count("remote chunks looked up");
+    assert!(chunks >= 2, "{}", run.stderr);
+    assert_eq!(run.count("remote chunks served"), 0);
+    assert_eq!(run.count("remote chunks stored"), chunks);
+    let files = run.count("reports computed");
+    // A second fresh checkout (another machine): served whole, nothing computed, the same
+    // report as without any cache.
+    let second = checkout();
+    let run = audit(second.path(), &remote);
+    assert!(run.stdout == audit(second.path(), &["--no-cache"]).stdout);
+    assert_eq!(run.count("remote chunks served"), chunks);
+    assert_eq!(run.count("reports computed"), 0);
+    // Its local cache learnt it all: the next run asks the remote nothing.
+    let again = audit(second.path(), &remote);
+    assert_eq!(again.count("remote chunks looked up"), 0);
+    assert_eq!(again.count("reports computed"), 0);
+    // An edit: its chunk is recomputed and stored, every other is served.
+    let third = checkout();
+    let edited = first_markdown(third.path());
+    let text = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
+    let run = audit(third.path(), &remote);
+    assert!(run.stdout == audit(third.path(), &["--no-cache"]).stdout);
+    assert_eq!(run.count("remote chunks served"), chunks - 1);
+    assert_eq!(run.count("remote chunks stored"), 1);
+    let recomputed = run.count("reports computed");
+    assert!(
+        recomputed >= 1 && recomputed < files,
+        "{recomputed} of {files}"
+    );
+    // Read-only (an untrusted pull request): served, but what it computed is not stored.
+    let fourth = checkout();
+    let edited = first_markdown(fourth.path());
+    std::fs::write(&edited, "A different edit...\n").unwrap();
+    let run = audit(
+        fourth.path(),
+        &[remote[0], remote[1], "--remote-cache-read-only"],
+    );
+    assert_eq!(run.count("remote chunks served"), chunks - 1);
+    assert!(
+        !run.stderr.contains("remote chunks stored"),
+        "{}",
+        run.stderr
+    );
+    let fifth = checkout();
+    std::fs::write(first_markdown(fifth.path()), "A different edit...\n").unwrap();
+    let run = audit(fifth.path(), &remote);
+    assert_eq!(
+        run.count("remote chunks served"),
+        chunks - 1,
+        "nothing was stored"
+    );
+}
+
+/// The first Markdown file of a checkout, in path order.
+fn first_markdown(root: &std::path::Path) -> PathBuf {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "md") {
+                out.push(p);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(root, &mut found);
+    found.sort();
+    // One the config audits: under content/ (the shared trees) or the fixture's.
+    found
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("/locales/cs/") || p.ends_with("uvod.md"))
+        .expect("an audited Markdown file")
+}
+
+#[test]
+fn a_server_stopped_mid_run_changes_nothing_but_a_warning() {
+    let Some(mut server) = Server::start() else {
+        return;
+    };
+    let url = server.url();
+    let tree = checkout();
+    let local = audit(tree.path(), &["--no-cache"]);
+    // Stopped after the lookups, before the results are stored.
+    let pause = tempfile::tempdir().unwrap();
+    let child = Command::new(assert_cmd::cargo::cargo_bin("copy-audit"))
+        .args(["--json", "--remote-cache", &url])
+        .current_dir(tree.path())
+        .env("LOCKGRAPH_TEST_PAUSE", pause.path())
+        .env("LOCKGRAPH_TEST_PAUSE_AT", "remote-store")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !pause.path().join("paused").exists() {
+        assert!(start.elapsed() < Duration::from_secs(60), "never paused");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    server.stop();
+    std::fs::write(pause.path().join("go"), b"").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.stdout == local.stdout,
+        "a different report ({:?}, {} bytes): {stderr}",
+        out.status,
+        out.stdout.len()
+    );
+    assert_eq!(out.status.code(), Some(local.code), "{stderr}");
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].contains("remote cache") && warnings[0].contains(&url),
+        "{stderr}"
+    );
+    // And with no server at all, from the start: the same report, one warning.
+    let fresh = checkout();
+    let run = audit(fresh.path(), &["--remote-cache", &url]);
+    assert!(run.stdout == audit(fresh.path(), &["--no-cache"]).stdout);
+    assert_eq!(
+        run.stderr
+            .lines()
+            .filter(|l| l.starts_with("warning:"))
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}

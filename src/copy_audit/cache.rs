@@ -238,8 +238,12 @@ pub struct Caches {
     shards: Vec<OnceLock<Mutex<LoadedShard>>>,
     /// How `save` writes the shards, once [`Caches::plan_findings`] chose.
     plan: Option<Plan>,
-    /// Reports this run computed.
+    /// Reports this run computed, or took from the remote cache.
     fresh: FxHashSet<Key>,
+    /// Reports the remote cache served this run ([`Caches::offer`]), taken like the
+    /// shards' reports.
+    offered: Mutex<FxHashMap<Key, ReportSlot>>,
+    any_offered: bool,
     /// With the summary's lockfile stat and the summary file's mtime.
     lock_summary: Option<(LockSummary, Stat, i128)>,
     /// The lockfile was parsed this run: its summary is to be written, for this stat.
@@ -297,6 +301,8 @@ impl Caches {
             shards: Vec::new(),
             plan: None,
             fresh: FxHashSet::default(),
+            offered: Mutex::new(FxHashMap::default()),
+            any_offered: false,
             lock_summary: None,
             lock_summary_wanted: None,
         };
@@ -399,9 +405,41 @@ impl Caches {
         self.fresh.insert(HashBytes(key));
     }
 
+    /// Whether the cache holds a report for `key` (loading its shard, taking nothing).
+    pub fn has_findings(&self, key: &[u8; 32]) -> bool {
+        let Some(bits) = self.bits else {
+            return false;
+        };
+        let shard = self
+            .shard(shard_of(key, bits))
+            .lock()
+            .expect("no holder panics");
+        shard
+            .reports
+            .get(&HashBytes(*key))
+            .is_some_and(|slot| slot.0.is_some())
+    }
+
+    /// A report the remote cache served for `key`: taken by the pass like a cached one,
+    /// and kept in the local cache when this run saves it.
+    pub fn offer(&mut self, key: [u8; 32], report: CachedReport) {
+        self.any_offered = true;
+        self.fresh.insert(HashBytes(key));
+        self.offered
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(HashBytes(key), ReportSlot(Some(report)));
+    }
+
     /// Moves a cached report out of the cache (the run owns it from here; safe from any
     /// worker thread) and marks it taken, so a rewrite of its shard asks for it back.
     pub fn take_findings(&self, key: &[u8; 32]) -> Taken {
+        if self.any_offered {
+            let mut offered = self.offered.lock().expect("no holder panics");
+            if let Some(slot) = offered.get_mut(&HashBytes(*key)) {
+                return slot.0.take().map_or(Taken::ByIdenticalFile, Taken::Report);
+            }
+        }
         let Some(bits) = self.bits else {
             return Taken::Missing;
         };

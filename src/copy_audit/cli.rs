@@ -44,6 +44,28 @@ pub struct AuditArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<lockgraph_queries::shard::Shard>,
 
+    /// A cache shared between machines, on the Remote Execution API (BuildGrid,
+    /// bazel-remote, …): grpc://HOST:PORT, or grpcs:// for TLS.
+    #[arg(long, value_name = "URL", env = "LOCKGRAPH_REMOTE_CACHE")]
+    pub remote_cache: Option<String>,
+
+    /// The remote cache's instance name.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "",
+        hide_default_value = true
+    )]
+    pub remote_instance: String,
+
+    /// A header sent with every remote cache call, such as an API key (repeatable).
+    #[arg(long = "remote-header", value_name = "NAME: VALUE", value_parser = crate::remote::parse_header)]
+    pub remote_headers: Vec<(String, String)>,
+
+    /// Fetch from the remote cache but never store in it (for untrusted pull requests).
+    #[arg(long)]
+    pub remote_cache_read_only: bool,
+
     /// Comma-separated globs replacing `paths.include` (`paths.exclude` still applies).
     #[arg(long, value_name = "GLOB,GLOB", value_delimiter = ',')]
     pub paths: Option<Vec<String>>,

@@ -53,7 +53,7 @@ pub fn run(
         // Fixing needs the bytes of every file anyway: no caches.
         let progress = Progress::new(files.len(), "fixing", quiet);
         let view = LockView::parsed(ws, lock.clone());
-        let (audit, _) = session::audit(ws, &view, files.to_vec(), None, &progress)?;
+        let (audit, _) = session::audit(ws, &view, files.to_vec(), None, &progress, None)?;
         drop(progress);
         // Planned first, journalled, then written: see `journal`.
         let mut planned: Vec<FixWrite> = Vec::new();

@@ -36,7 +36,8 @@ pub fn run(
         return list_unsegmented(ws, &lock, &files, format, caches);
     }
     let progress = Progress::new(files.len(), "auditing", args.quiet);
-    let (audit, learnt) = audit(ws, &lock, files, caches, &progress)?;
+    let remote = remote_cache(args)?;
+    let (audit, learnt) = audit(ws, &lock, files, caches, &progress, remote.as_ref())?;
     drop(progress);
     if args.verbose {
         print_verbose(ws, &audit)?;
@@ -119,6 +120,23 @@ fn open_inputs<'a>(
         caches,
         lock,
     })
+}
+
+/// The remote cache the flags name, if any (never a network error: the client connects
+/// at its first call).
+fn remote_cache(args: &AuditArgs) -> Result<Option<crate::remote::Remote>, Failure> {
+    let Some(url) = &args.remote_cache else {
+        return Ok(None);
+    };
+    let settings = crate::remote::Settings {
+        url: url.clone(),
+        instance: args.remote_instance.clone(),
+        headers: args.remote_headers.clone(),
+        read_only: args.remote_cache_read_only,
+    };
+    crate::remote::Remote::new(settings)
+        .map(Some)
+        .map_err(|e| Failure::new(format!("--remote-cache {e}")))
 }
 
 /// `--verbose`: each file's entry state and number of findings on stderr, then a warning

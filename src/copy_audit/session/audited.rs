@@ -51,6 +51,10 @@ impl Audit {
         &self.chunks
     }
 
+    pub(super) fn get(&self, i: usize) -> &Audited {
+        &self.chunks[i / CHUNK][i % CHUNK]
+    }
+
     pub(super) fn get_mut(&mut self, i: usize) -> &mut Audited {
         &mut self.chunks[i / CHUNK][i % CHUNK]
     }

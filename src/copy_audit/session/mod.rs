@@ -7,6 +7,7 @@
 mod audited;
 mod live;
 mod pass;
+mod remote;
 mod scan;
 mod setup;
 

@@ -8,10 +8,12 @@ use super::super::cache::{Caches, ENGINE_VERSION, LockInfo, ReportRef, Stat, Tak
 use super::super::lockview::LockView;
 use super::super::workspace::Workspace;
 use super::audited::{Audit, Audited, CHUNK};
+use super::remote;
 use super::scan::{Scanned, scan_one, unreadable};
 use super::setup::engine_setup;
 use crate::config::PathMatcher;
 use crate::progress::Progress;
+use crate::remote::Remote;
 use lockgraph_queries::copy::engine::{self, EntryState, FileReport, Findings, Setup, Source};
 use lockgraph_queries::copy::extract::Format;
 use lockgraph_queries::copy::source::FileError;
@@ -80,28 +82,44 @@ pub fn audit(
     mut files: Vec<(String, Option<Stat>)>,
     mut caches: Option<Caches>,
     progress: &Progress,
+    remote: Option<&Remote>,
 ) -> Result<(Audit, Learnt), Failure> {
     let pass = Pass::new(ws, lock)?;
-    let (known, infos) = join_caches(lock, &files, caches.as_mut())?;
+    let (mut known, infos) = join_caches(lock, &files, caches.as_mut())?;
     // Between the stat index vouching for hashes and the files being read: where an edit
     // during a run is tested (`tests/stale_caches.rs`).
     crate::testhook::pause("read");
+    // With a remote cache, every file's key first, then one lookup per chunk of files;
+    // the files hashed for it are not read again unless the engine needs their bytes.
+    let mut prehashed = vec![false; files.len()];
+    let remote_plan = match (remote, caches.as_mut()) {
+        (Some(remote), Some(c)) => {
+            Some(pass.prefetch(remote, c, &mut files, &mut known, &infos, &mut prehashed))
+        }
+        _ => None,
+    };
     let shared = caches.as_ref();
     let scan = crate::logging::phase("stat, read, audit");
     let chunks: Vec<(usize, Chunk)> = files
         .chunks_mut(CHUNK)
         .zip(known.chunks(CHUNK))
         .zip(infos.chunks(CHUNK))
+        .zip(prehashed.chunks(CHUNK))
         .enumerate()
         .par_bridge()
-        .map(|(i, ((chunk, known), infos))| {
-            Ok((i, pass.audit_chunk(chunk, known, infos, shared, progress)?))
+        .map(|(i, (((chunk, known), infos), prehashed))| {
+            let done = pass.audit_chunk(chunk, known, infos, prehashed, shared, progress)?;
+            Ok((i, done))
         })
         .collect::<Result<_, Failure>>()?;
     drop(scan);
     crate::logging::count("files read", || {
         let sides = chunks.iter().flat_map(|(_, (_, sides))| sides);
         sides.filter(|s| s.read).count()
+    });
+    crate::logging::count("reports computed", || {
+        let sides = chunks.iter().flat_map(|(_, (_, sides))| sides);
+        sides.filter(|s| s.origin == Origin::Engine).count()
     });
     let merge = crate::logging::phase("merge");
     let (mut audit, sides) = in_path_order(chunks);
@@ -110,6 +128,20 @@ pub fn audit(
         copy_identical_reports(&mut audit, &sides, copies);
     }
     drop(merge);
+    if let (Some(remote), Some(plan)) = (remote, &remote_plan) {
+        crate::testhook::pause("remote-store");
+        remote::upload(remote, plan, |i| {
+            let side = &sides[i / CHUNK][i % CHUNK];
+            let report = &audit.get(i).report;
+            (side.origin != Origin::Unread).then_some((
+                side.key,
+                ReportRef {
+                    findings: &report.findings,
+                    error: &report.error,
+                },
+            ))
+        });
+    }
     Ok((audit, Learnt { caches, sides }))
 }
 
@@ -180,20 +212,67 @@ impl<'a, 'w> Pass<'a, 'w> {
         chunk: &mut [(String, Option<Stat>)],
         known: &[Known],
         infos: &[Option<LockInfo>],
+        prehashed: &[bool],
         caches: Option<&Caches>,
         progress: &Progress,
     ) -> Result<Chunk, Failure> {
         let mut done = Vec::with_capacity(chunk.len());
         let mut sides = Vec::with_capacity(chunk.len());
-        let each = chunk.iter_mut().zip(known).zip(infos.iter());
-        for (((path, stat), known), info) in each {
+        let each = chunk.iter_mut().zip(known).zip(infos.iter()).zip(prehashed);
+        for ((((path, stat), known), info), &prehashed) in each {
             progress.inc();
             let path = std::mem::take(path);
-            let (audited, side) = self.audit_file(path, stat, *known, info.as_ref(), caches)?;
+            let (audited, mut side) = self.audit_file(path, stat, *known, info.as_ref(), caches)?;
+            // Read for the remote cache's keys: the stat index learns it all the same.
+            side.read |= prehashed && side.origin != Origin::Unread;
             sides.push(side);
             done.push(audited);
         }
         Ok((done, sides))
+    }
+
+    /// Every file's findings key, from the stat index's hash or the bytes (each file read
+    /// here is marked in `prehashed`, its stat and hash kept in `files` and `known` for the
+    /// pass), then the remote cache's lookups, which fill `caches`.
+    fn prefetch(
+        &self,
+        remote: &Remote,
+        caches: &mut Caches,
+        files: &mut [(String, Option<Stat>)],
+        known: &mut [Known],
+        infos: &[Option<LockInfo>],
+        prehashed: &mut [bool],
+    ) -> remote::Plan {
+        let hashing = crate::logging::phase("hash for the remote cache");
+        let hashed: Vec<Option<(Stat, ContentHash, bool)>> = files
+            .par_iter()
+            .zip(known.par_iter())
+            .map(|((path, stat), known)| {
+                let scanned = scan_one(self.ws, path, *stat, *known).ok()?;
+                Some((scanned.stat, scanned.hash, scanned.read))
+            })
+            .collect();
+        let keys: Vec<Option<[u8; 32]>> = hashed
+            .par_iter()
+            .zip(files.par_iter())
+            .zip(infos.par_iter())
+            .map(|((h, (path, _)), info)| {
+                let (_, hash, _) = h.as_ref()?;
+                let state = self.lock.state(info.as_ref(), *hash);
+                let locale = self.locales.locale_for(path);
+                Some(self.key(path, hash, state, info.as_ref(), locale))
+            })
+            .collect();
+        for (i, h) in hashed.into_iter().enumerate() {
+            if let Some((stat, hash, read)) = h {
+                files[i].1 = Some(stat);
+                known[i] = Some(hash);
+                prehashed[i] = read;
+            }
+        }
+        drop(hashing);
+        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        remote::prefetch(remote, caches, &paths, &keys)
     }
 
     /// One file: its hash, its findings key, and its report, taken from the cache when
