@@ -4,6 +4,8 @@
 //! and action cache (`tests/data/buildgrid.yml`) and stopped when the test ends. Without
 //! BuildGrid the tests say they were skipped, and why.
 
+mod common;
+
 use lockgraph::remote::{Remote, Settings};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -291,24 +293,8 @@ fn checkout() -> tempfile::TempDir {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/copy")
     };
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&from, dir.path());
+    common::copy_dir(&from, dir.path());
     dir
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.file_name());
-        if entry.file_name() == ".lockgraph" {
-            continue;
-        }
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &dest);
-        } else {
-            std::fs::copy(entry.path(), dest).unwrap();
-        }
-    }
 }
 
 /// A copy-audit run in `dir` with the remote cache at `url` (and `extra` flags): its
