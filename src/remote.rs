@@ -270,15 +270,17 @@ impl Remote {
             .await;
             match answer {
                 Ok(answer) => {
-                    let mut by_hash: std::collections::HashMap<String, Vec<u8>> = answer
+                    let by_hash: std::collections::HashMap<String, Vec<u8>> = answer
                         .into_inner()
                         .responses
                         .into_iter()
                         .filter(|r| r.status.as_ref().is_none_or(|s| s.code == 0))
                         .filter_map(|r| Some((r.digest?.hash, r.data)))
                         .collect();
+                    // Chunks with equal reports (files copied across directories) share
+                    // one blob: each takes a copy.
                     for (i, digest) in batch {
-                        blobs[*i] = by_hash.remove(&digest.hash);
+                        blobs[*i] = by_hash.get(&digest.hash).cloned();
                     }
                 }
                 Err(status) => self.failed("reading blobs", &status),
@@ -320,6 +322,7 @@ impl Remote {
             .iter()
             .map(|(_, blob)| (digest_of(blob), blob.as_slice()))
             .collect();
+        let mut refused: std::collections::HashSet<String> = Default::default();
         for batch in batches(&blobs, |(_, b)| b.len()) {
             if self.is_gone() {
                 return 0;
@@ -343,9 +346,20 @@ impl Remote {
                 async move { client.batch_update_blobs(request).await }
             })
             .await;
-            if let Err(status) = answer {
-                self.failed("storing blobs", &status);
-                return 0;
+            match answer {
+                // A blob the server did not take is named by no result.
+                Ok(answer) => refused.extend(
+                    answer
+                        .into_inner()
+                        .responses
+                        .into_iter()
+                        .filter(|r| r.status.as_ref().is_some_and(|s| s.code != 0))
+                        .filter_map(|r| r.digest.map(|d| d.hash)),
+                ),
+                Err(status) => {
+                    self.failed("storing blobs", &status);
+                    return 0;
+                }
             }
         }
         let mut stored = 0;
@@ -355,6 +369,9 @@ impl Remote {
             }
             let mut set = tokio::task::JoinSet::new();
             for ((key, _), (digest, _)) in window.iter().zip(blobs) {
+                if refused.contains(&digest.hash) {
+                    continue;
+                }
                 let client = ActionCacheClient::new(self.channel.clone());
                 let metadata = self.metadata.clone();
                 let message = re::UpdateActionResultRequest {

@@ -481,3 +481,19 @@ fn a_server_stopped_mid_run_changes_nothing_but_a_warning() {
         run.stderr
     );
 }
+
+#[test]
+fn keys_whose_blobs_are_equal_each_get_theirs() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let remote = Remote::new(settings(&server.url())).unwrap();
+    // Identical files in two directories: two chunks, one blob.
+    let entries = vec![
+        (b"chunk a".to_vec(), b"same reports".to_vec()),
+        (b"chunk b".to_vec(), b"same reports".to_vec()),
+    ];
+    remote.store(&entries);
+    let got = remote.fetch(&[b"chunk a".to_vec(), b"chunk b".to_vec()]);
+    assert_eq!(got, vec![Some(b"same reports".to_vec()); 2]);
+}
