@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The remote cache at scale: on the real tree of benches/real_tree.rs (N Czech Markdown
+# files with the agent's lockfile), the floor, a cold local run, a cold remote run against
+# a freshly started BuildGrid (the upload included), and a fresh checkout (no .lockgraph/)
+# served by the warm remote cache. Medians over $RUNS runs; the counts of chunks looked up,
+# served and stored are printed from LOCKGRAPH_LOG.
+#
+#   BGD=/path/to/venv/bin/bgd N=100000 bash benches/remote_cache.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${N:-100000}
+RUNS=${RUNS:-3}
+WORK=${WORK:-/tmp/lockgraph-scale}
+BGD=${BGD:-bgd}
+PORT=${PORT:-50998}
+cargo build --release --quiet --bin copy-audit --example floor --example real_tree
+B=$PWD/target/release/copy-audit
+FLOOR=$PWD/target/release/examples/floor
+T="$WORK/real-tree-$N/tree"
+[ -f "$WORK/real-tree-$N/states/agent.json" ] || target/release/examples/real_tree "$WORK/real-tree-$N" "$N" 2>/dev/null
+cp "$WORK/real-tree-$N/states/agent.json" "$T/.copy-editor.lock.json"
+SERVER="$WORK/buildgrid"
+mkdir -p "$SERVER"
+sed "s/PORT/$PORT/; s/size: 256MB/size: 2GB/" tests/data/buildgrid.yml > "$SERVER/bg.yml"
+start_server() {
+  pkill -f "bgd server start $SERVER" 2>/dev/null || true
+  sleep 1
+  (cd "$SERVER" && "$BGD" server start "$SERVER/bg.yml" > "$SERVER/log" 2>&1 &)
+  for _ in $(seq 150); do (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return; sleep 0.2; done
+  echo "BuildGrid did not start" >&2; exit 1
+}
+ms() { local t0 t1; t0=$(date +%s%N); "$@" > /dev/null 2> "$SERVER/err" || true; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+counts() { grep -E "remote chunks|reports computed" "$SERVER/err" | sed 's/^timing: //; s/  */ /g' | paste -sd, -; }
+url="grpc://127.0.0.1:$PORT"
+floor=() cold=() remote_cold=() remote_warm=()
+cd "$T"
+for r in $(seq "$RUNS"); do
+  floor+=("$(ms "$FLOOR" "$T" md json)")
+  rm -rf .lockgraph; cold+=("$(ms "$B" -q --json)")
+  start_server
+  rm -rf .lockgraph; remote_cold+=("$(LOCKGRAPH_LOG=info ms "$B" -q --json --remote-cache "$url")")
+  echo "run $r cold remote: $(counts)"
+  rm -rf .lockgraph; remote_warm+=("$(LOCKGRAPH_LOG=info ms "$B" -q --json --remote-cache "$url")")
+  echo "run $r warm remote: $(counts)"
+done
+pkill -f "bgd server start $SERVER" || true
+f=$(printf '%s\n' "${floor[@]}" | median)
+c=$(printf '%s\n' "${cold[@]}" | median)
+rc=$(printf '%s\n' "${remote_cold[@]}" | median)
+rw=$(printf '%s\n' "${remote_warm[@]}" | median)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+echo "N=$N floor $f ms | cold local $c ms | cold remote $rc ms ($(ratio "$rc" "$c")x cold local) | warm remote, fresh checkout $rw ms ($(ratio "$rw" "$f")x floor)"
