@@ -497,3 +497,38 @@ fn keys_whose_blobs_are_equal_each_get_theirs() {
     let got = remote.fetch(&[b"chunk a".to_vec(), b"chunk b".to_vec()]);
     assert_eq!(got, vec![Some(b"same reports".to_vec()); 2]);
 }
+
+#[test]
+fn the_config_can_name_the_remote_cache_and_a_flag_makes_it_read_only() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let tree = checkout();
+    let config = tree.path().join(".copy-editor.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("{text}\nremote_cache:\n  url: {}\n", server.url()),
+    )
+    .unwrap();
+    let first = audit(tree.path(), &["--remote-cache-read-only"]);
+    assert!(first.count("remote chunks looked up") > 0);
+    assert!(
+        !first.stderr.contains("remote chunks stored"),
+        "{}",
+        first.stderr
+    );
+    let other = checkout();
+    std::fs::write(
+        other.path().join(".copy-editor.yaml"),
+        std::fs::read_to_string(&config).unwrap(),
+    )
+    .unwrap();
+    let run = audit(other.path(), &[]);
+    assert_eq!(
+        run.count("remote chunks served"),
+        0,
+        "the read-only run stored nothing"
+    );
+    assert!(run.count("remote chunks stored") > 0);
+}

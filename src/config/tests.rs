@@ -458,3 +458,26 @@ fn globs_and_layer2_paths_that_leave_the_root_are_warned_about() {
     );
     assert_eq!(about("docs/x.md#anchor is outside"), 0, "{:?}", c.warnings);
 }
+
+#[test]
+fn remote_cache_is_read_and_its_url_checked() {
+    let c = cfg("language: cs\npaths:\n  include: ['*.md']\nremote_cache:\n  url: grpcs://cache.example.com:443\n  instance: main\n  read_only: true\n  headers:\n    x-api-key: k\n").unwrap();
+    assert_eq!(
+        c.remote_cache,
+        Some(RemoteCacheConfig {
+            url: "grpcs://cache.example.com:443".into(),
+            instance: "main".into(),
+            read_only: true,
+            headers: vec![("x-api-key".into(), "k".into())],
+        })
+    );
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    let e = err("language: cs\nremote_cache:\n  url: http://cache:9092\n");
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(e.to_string().contains("grpc://HOST:PORT"), "{e}");
+    let c = cfg("language: cs\nremote_cache:\n  url: grpc://h:1\n  readonly: true\n").unwrap();
+    assert_eq!(
+        c.warnings,
+        ["unknown key `remote_cache.readonly` in .copy-editor.yaml, ignored"]
+    );
+}

@@ -36,7 +36,7 @@ pub fn run(
         return list_unsegmented(ws, &lock, &files, format, caches);
     }
     let progress = Progress::new(files.len(), "auditing", args.quiet);
-    let remote = remote_cache(args)?;
+    let remote = remote_cache(ws, args)?;
     let (audit, learnt) = audit(ws, &lock, files, caches, &progress, remote.as_ref())?;
     drop(progress);
     if args.verbose {
@@ -122,17 +122,32 @@ fn open_inputs<'a>(
     })
 }
 
-/// The remote cache the flags name, if any (never a network error: the client connects
-/// at its first call).
-fn remote_cache(args: &AuditArgs) -> Result<Option<crate::remote::Remote>, Failure> {
-    let Some(url) = &args.remote_cache else {
+/// The remote cache the flags (or `$LOCKGRAPH_REMOTE_CACHE`) name, else the config's
+/// `remote_cache`, if any: a flag wins over the file, headers add up, and read-only from
+/// either holds. Never a network error: the client connects at its first call.
+fn remote_cache(
+    ws: &Workspace,
+    args: &AuditArgs,
+) -> Result<Option<crate::remote::Remote>, Failure> {
+    let file = ws.config.remote_cache.as_ref();
+    let Some(url) = args
+        .remote_cache
+        .clone()
+        .or_else(|| file.map(|f| f.url.clone()))
+    else {
         return Ok(None);
     };
+    let instance = match (args.remote_instance.as_str(), file) {
+        ("", Some(f)) => f.instance.clone(),
+        (flag, _) => flag.to_owned(),
+    };
+    let mut headers: Vec<(String, String)> = file.map(|f| f.headers.clone()).unwrap_or_default();
+    headers.extend(args.remote_headers.iter().cloned());
     let settings = crate::remote::Settings {
-        url: url.clone(),
-        instance: args.remote_instance.clone(),
-        headers: args.remote_headers.clone(),
-        read_only: args.remote_cache_read_only,
+        url,
+        instance,
+        headers,
+        read_only: args.remote_cache_read_only || file.is_some_and(|f| f.read_only),
     };
     crate::remote::Remote::new(settings)
         .map(Some)

@@ -79,11 +79,23 @@ pub struct Config {
     /// `rules.reject_list`, `rules.examples`, `rules.approved_terms`, `voice_doctrine`,
     /// `output`. Never interpreted.
     pub layer2: serde_json::Value,
+    /// `remote_cache`, if the file names one.
+    pub remote_cache: Option<RemoteCacheConfig>,
     /// Things worth telling the user that do not stop the run.
     pub warnings: Vec<String>,
     /// `extends` resolved to codes, kept to recompute `declared_profiles` once the
     /// language is final.
     extends: Vec<String>,
+}
+
+/// The config's `remote_cache` section: checked for shape and scheme here, used by the
+/// shell's client.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RemoteCacheConfig {
+    pub url: String,
+    pub instance: String,
+    pub read_only: bool,
+    pub headers: Vec<(String, String)>,
 }
 
 impl Config {

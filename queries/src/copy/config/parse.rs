@@ -6,11 +6,11 @@ use super::custom_rule::custom_rules;
 use super::error::yaml_error;
 use super::globs::{check_glob, globs};
 use super::layer2::layer2;
-use super::raw::{OneOrMany, Ordered, Raw, RawPaths, RawRules, RawSegment};
+use super::raw::{OneOrMany, Ordered, Raw, RawPaths, RawRemote, RawRules, RawSegment};
 use super::unknown_keys::unknown_key_warnings;
 use super::{
-    Config, ConfigError, DEFAULT_CACHE_PATH, DEFAULT_IGNORE_MARKER, PROFILES, SEVERITIES,
-    SURFACE_PROFILES, is_code, profile_code,
+    Config, ConfigError, DEFAULT_CACHE_PATH, DEFAULT_IGNORE_MARKER, PROFILES, RemoteCacheConfig,
+    SEVERITIES, SURFACE_PROFILES, is_code, profile_code,
 };
 use serde_saphyr::{Location, Spanned};
 use std::path::{Path, PathBuf};
@@ -45,6 +45,7 @@ pub fn parse(
     let custom_rules = custom_rules(path, raw.custom_rules)?;
     let ignore_marker = ignore_marker(path, raw.ignore_marker)?;
     let segment = segment(path, raw.segment.unwrap_or_default())?;
+    let remote_cache = remote_cache(path, raw.remote_cache)?;
     let mut warnings = unknown_key_warnings(text, path);
     warnings.extend(globs_outside(&paths.include, "paths.include"));
     warnings.extend(globs_outside(&paths.exclude, "paths.exclude"));
@@ -79,11 +80,42 @@ pub fn parse(
         severity,
         custom_rules,
         layer2,
+        remote_cache,
         warnings,
         extends,
     };
     config.declared_profiles = config.compute_declared_profiles();
     Ok(config)
+}
+
+/// `remote_cache`: the URL must be `grpc://` or `grpcs://` and name a host and port.
+fn remote_cache(
+    path: &Path,
+    raw: Option<RawRemote>,
+) -> Result<Option<RemoteCacheConfig>, ConfigError> {
+    let Some(raw) = raw else { return Ok(None) };
+    let url = raw.url;
+    let ok = ["grpc://", "grpcs://"].iter().any(|scheme| {
+        url.value
+            .strip_prefix(scheme)
+            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
+    });
+    if !ok {
+        return Err(fail(
+            path,
+            url.referenced,
+            format!(
+                "`remote_cache.url: {}` is not grpc://HOST:PORT or grpcs://HOST:PORT",
+                url.value
+            ),
+        ));
+    }
+    Ok(Some(RemoteCacheConfig {
+        url: url.value,
+        instance: raw.instance.unwrap_or_default(),
+        read_only: raw.read_only.unwrap_or(false),
+        headers: raw.headers.unwrap_or_default().into_iter().collect(),
+    }))
 }
 
 /// An error at the position of the value it is about.

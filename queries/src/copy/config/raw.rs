@@ -45,6 +45,9 @@ pub(super) struct Raw {
     pub(super) ignore_marker: Option<Spanned<String>>,
     /// Where the lockfile is, and what spans tagged `unknown` do.
     pub(super) segment: Option<RawSegment>,
+    /// A cache shared between machines on the Remote Execution API (docs/cli.md,
+    /// `--remote-cache`): the flags and `LOCKGRAPH_REMOTE_CACHE` win over it.
+    pub(super) remote_cache: Option<RawRemote>,
     /// Regex rules that behave exactly like the built-in ones.
     #[schemars(with = "Option<Vec<RawCustomRule>>")]
     pub(super) custom_rules: Option<Vec<Spanned<RawCustomRule>>>,
@@ -113,6 +116,26 @@ pub(super) struct RawSegment {
     /// does), or give the spans the default `language`.
     #[schemars(schema_with = "s::unknown_language")]
     pub(super) unknown_language: Option<Spanned<String>>,
+}
+
+/// Where the remote cache is and how to use it.
+#[derive(Deserialize, JsonSchema)]
+#[serde(expecting = "a mapping with url, instance, read_only or headers")]
+#[schemars(deny_unknown_fields)]
+pub(super) struct RawRemote {
+    /// `grpc://HOST:PORT`, or `grpcs://HOST:PORT` for TLS.
+    #[schemars(schema_with = "s::remote_url")]
+    pub(super) url: Spanned<String>,
+    /// The server's instance name (default: its default instance).
+    #[serde(default)]
+    pub(super) instance: Option<String>,
+    /// Fetch, never store.
+    #[serde(default)]
+    pub(super) read_only: Option<bool>,
+    /// Headers sent with every call. Keep secrets such as API keys out of a committed
+    /// file: pass them with `--remote-header` from the CI's secrets.
+    #[serde(default)]
+    pub(super) headers: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// A regex rule: span filtering, fixes and reports as for the built-in rules.

@@ -107,6 +107,10 @@ pub(super) fn unknown_language(_: &mut SchemaGenerator) -> Schema {
     json_schema!({ "enum": UNKNOWN_LANGUAGE })
 }
 
+pub(super) fn remote_url(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "string", "pattern": "^grpcs?://[^/]+$" })
+}
+
 pub(super) fn kinds(_: &mut SchemaGenerator) -> Schema {
     let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
     json_schema!({ "type": "array", "minItems": 1, "items": { "enum": kinds } })

@@ -17,8 +17,10 @@ pub(super) fn unknown_key_warnings(text: &str, path: &Path) -> Vec<String> {
         "output",
         "ignore_marker",
         "segment",
+        "remote_cache",
         "custom_rules",
     ];
+    const REMOTE: &[&str] = &["url", "instance", "read_only", "headers"];
     const PATHS: &[&str] = &["include", "exclude", "surface_profile", "locale"];
     const RULES: &[&str] = &[
         "style_guide",
@@ -56,6 +58,7 @@ pub(super) fn unknown_key_warnings(text: &str, path: &Path) -> Vec<String> {
             "paths" => PATHS,
             "rules" => RULES,
             "segment" => SEGMENT,
+            "remote_cache" => REMOTE,
             "custom_rules" => {
                 if let Node::Seq(items) = value {
                     for (i, item) in items.iter().enumerate() {
