@@ -59,6 +59,34 @@ fn shown(path: &Path) -> String {
         .to_string()
 }
 
+/// The network stays in one module: only `src/remote.rs` names gRPC (tonic), the async
+/// runtime (tokio) or the Remote Execution API's bindings; the engine names none of them.
+#[test]
+fn grpc_and_the_async_runtime_live_in_one_module() {
+    let mut found = Vec::new();
+    for dir in ["src", "queries/src"] {
+        for (path, lines) in sources(dir) {
+            if path.ends_with("src/remote.rs") {
+                continue;
+            }
+            for (n, line) in lines {
+                let code = line.split("//").next().unwrap_or("");
+                if ["tonic::", "tokio::", "bazel_remote_apis"]
+                    .iter()
+                    .any(|c| code.contains(c))
+                {
+                    found.push(format!("{}:{n}: {}", shown(&path), line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "gRPC outside src/remote.rs:\n{}",
+        found.join("\n")
+    );
+}
+
 /// The engine never does I/O: no file system, environment, clock, process or network in
 /// `queries/` outside its tests. The shell reads, the engine computes, the shell writes.
 #[test]
