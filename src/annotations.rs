@@ -37,6 +37,7 @@ pub struct Annotation<'a> {
 
 /// Paths under a root as the job sees them: relative to the current directory when the
 /// root lies under it, else relative to the root.
+#[derive(Clone)]
 pub struct JobPaths {
     /// The root relative to the current directory (empty when they are one).
     prefix: Option<String>,
@@ -85,6 +86,22 @@ pub fn github(a: &Annotation) -> String {
         escape_property(a.check),
         escape_data(a.message)
     )
+}
+
+/// Prints each annotation as a workflow command, one per line.
+pub fn print_github<'a>(annotations: impl Iterator<Item = Annotation<'a>>) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut annotations = annotations;
+    annotations
+        .try_for_each(|a| writeln!(out, "{}", github(&a)))
+        .and_then(|()| out.flush())
+        .unwrap_or_else(|e| crate::output::failed(&e));
+}
+
+/// Prints `tool`'s annotations as GitLab's Code Quality report ([`gitlab`]).
+pub fn print_gitlab(tool: &str, annotations: &[Annotation]) {
+    crate::output::print_json(&gitlab(tool, annotations));
 }
 
 /// A command's message, escaped as GitHub's toolkit escapes it: `%`, CR and LF.

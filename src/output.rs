@@ -47,6 +47,20 @@ pub fn sockets_need_no_sigpipe() {
     }
 }
 
+/// Streams `value` to standard output as pretty JSON and a line break, ending the run as
+/// [`guard`] promises if it cannot be written: a report of a large tree can be hundreds of
+/// megabytes, which should never exist in memory as one string. Every JSON, SARIF and
+/// GitLab report of both tools goes through it.
+pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) {
+    use std::io::Write;
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, value)
+        .map_err(io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush())
+        .unwrap_or_else(|e| failed(&e));
+}
+
 /// For writers of standard output: ends the run as [`guard`] promises.
 pub fn failed(e: &io::Error) -> ! {
     if e.kind() == io::ErrorKind::BrokenPipe {

@@ -49,25 +49,8 @@ impl Settings {
     /// The endpoint `url` names: `grpc://` is plain text, `grpcs://` TLS; anything else
     /// is refused, naming it.
     fn endpoint(&self) -> Result<Endpoint, String> {
-        let (scheme, rest) = self.url.split_once("://").ok_or_else(|| {
-            format!(
-                "`{}` is not grpc://HOST:PORT or grpcs://HOST:PORT",
-                self.url
-            )
-        })?;
-        let (http, tls) = match scheme {
-            "grpc" => ("http", false),
-            "grpcs" => ("https", true),
-            _ => {
-                return Err(format!(
-                    "`{}`: the scheme must be grpc:// or grpcs://, not {scheme}://",
-                    self.url
-                ));
-            }
-        };
-        if rest.is_empty() || rest.contains('/') {
-            return Err(format!("`{}` is not grpc://HOST:PORT", self.url));
-        }
+        let (tls, rest) = lockgraph_queries::copy::config::remote_address(&self.url)?;
+        let http = if tls { "https" } else { "http" };
         let mut endpoint = Endpoint::from_shared(format!("{http}://{rest}"))
             .map_err(|e| format!("`{}`: {e}", self.url))?
             .connect_timeout(Duration::from_secs(2))
@@ -257,9 +240,13 @@ impl Remote {
                 break;
             }
             let client = ContentAddressableStorageClient::new(self.channel.clone());
+            // Each blob asked for once, however many chunks share it.
+            let mut digests: Vec<re::Digest> = batch.iter().map(|(_, d)| d.clone()).collect();
+            digests.sort_by(|a, b| a.hash.cmp(&b.hash));
+            digests.dedup();
             let message = re::BatchReadBlobsRequest {
                 instance_name: self.settings.instance.clone(),
-                digests: batch.iter().map(|(_, d)| d.clone()).collect(),
+                digests,
                 ..Default::default()
             };
             let answer = with_retry(|| {

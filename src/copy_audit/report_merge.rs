@@ -7,11 +7,11 @@
 //! than merged into a report that looks complete. Every file is in exactly one shard, so
 //! the merge is a sort by path that keeps each file's findings in their order.
 
+use super::report::{JsonFileError, ReviewStatus};
 use super::{Failure, Outcome};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub fn run(paths: &[PathBuf]) -> Result<Outcome, Failure> {
@@ -44,9 +44,9 @@ struct Report {
     findings: Vec<Finding>,
     by_rule: BTreeMap<String, usize>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    file_errors: Vec<FileError>,
+    file_errors: Vec<JsonFileError>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    review_status: Option<Review>,
+    review_status: Option<ReviewStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shard: Option<String>,
 }
@@ -76,28 +76,6 @@ struct Fix {
     column: u32,
     length: u32,
     replacement: String,
-}
-
-#[derive(Deserialize, Serialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct FileError {
-    file_path: String,
-    relative_path: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    line: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    column: Option<u32>,
-    message: String,
-}
-
-#[derive(Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-struct Review {
-    unreviewed: Vec<String>,
-    unsegmented: Vec<String>,
-    stale: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    unnamable: Vec<String>,
 }
 
 fn merge_json(texts: &[(&Path, String)]) -> Result<Outcome, Failure> {
@@ -133,7 +111,7 @@ fn merge_json(texts: &[(&Path, String)]) -> Result<Outcome, Failure> {
         findings: Vec::new(),
         by_rule: BTreeMap::new(),
         file_errors: Vec::new(),
-        review_status: reviewed.then(Review::default),
+        review_status: reviewed.then(ReviewStatus::default),
         shard: None,
     };
     // Which report each file came from: a file in two is a sign of shards of different
@@ -219,13 +197,8 @@ fn merge_json(texts: &[(&Path, String)]) -> Result<Outcome, Failure> {
     }
     let failed = merged.error_findings > 0
         || !merged.file_errors.is_empty()
-        || merged.review_status.as_ref().is_some_and(|r| {
-            !(r.unreviewed.is_empty()
-                && r.unsegmented.is_empty()
-                && r.stale.is_empty()
-                && r.unnamable.is_empty())
-        });
-    print(&merged)?;
+        || merged.review_status.as_ref().is_some_and(|r| !r.is_clean());
+    crate::output::print_json(&merged);
     Ok(if failed {
         Outcome::Failed
     } else {
@@ -287,16 +260,6 @@ fn check_shards<'a>(
     }
 }
 
-fn print<T: Serialize>(value: &T) -> Result<(), Failure> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value)
-        .map_err(std::io::Error::from)
-        .and_then(|()| writeln!(out))
-        .and_then(|()| out.flush())
-        .unwrap_or_else(|e| crate::output::failed(&e));
-    Ok(())
-}
-
 /// SARIF logs of one run each: the first log with every log's results and tool
 /// notifications, ordered by file as the unsharded run orders them. The logs are values
 /// with sorted keys, which is how `--format sarif` writes them.
@@ -354,7 +317,7 @@ fn merge_sarif(texts: &[(&Path, String)]) -> Result<Outcome, Failure> {
             run.as_object_mut().map(|r| r.remove("properties"));
         }
     }
-    print(&merged)?;
+    crate::output::print_json(&merged);
     Ok(if failed {
         Outcome::Failed
     } else {

@@ -11,7 +11,6 @@ use lockgraph_queries::soil::status::Ladder;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 
 /// `{"defs": [...]}`, each row built as it is written: a large root's rows and text are
 /// never all held at once.
@@ -105,12 +104,7 @@ fn def_json(root: &Root, def: Definition) -> DefJson {
 
 pub fn status(root: &Root, defs: &[Definition], json: bool) {
     if json {
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        serde_json::to_writer_pretty(&mut out, &StatusJson { root, defs })
-            .map_err(std::io::Error::from)
-            .and_then(|()| out.write_all(b"\n"))
-            .and_then(|()| out.flush())
-            .unwrap_or_else(|e| crate::output::failed(&e));
+        crate::output::print_json(&StatusJson { root, defs });
         return;
     }
     let rows: Vec<DefJson> = defs.iter().map(|&d| def_json(root, d)).collect();

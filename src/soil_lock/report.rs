@@ -27,38 +27,32 @@ pub fn print(root: &Root, violations: &[Violation], format: CheckFormat, shard: 
         })
         .collect();
     let all: Vec<&Violation> = violations.iter().chain(&unnamable).collect();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let written = match format {
-        CheckFormat::Human => all
-            .iter()
-            .try_for_each(|v| writeln!(out, "{}: {}: {}", v.def, v.code, v.message)),
+    match format {
+        CheckFormat::Human => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            all.iter()
+                .try_for_each(|v| writeln!(out, "{}: {}: {}", v.def, v.code, v.message))
+                .and_then(|()| out.flush())
+                .unwrap_or_else(|e| crate::output::failed(&e));
+        }
         CheckFormat::Github => {
             let paths = JobPaths::new(&root.dir);
-            all.iter()
-                .try_for_each(|v| writeln!(out, "{}", annotations::github(&annotation(&paths, v))))
+            annotations::print_github(all.iter().map(|v| annotation(&paths, v)));
         }
         CheckFormat::Gitlab => {
             let paths = JobPaths::new(&root.dir);
             let list: Vec<Annotation> = all.iter().map(|v| annotation(&paths, v)).collect();
-            json_to(&mut out, &annotations::gitlab("soil-lock", &list))
+            annotations::print_gitlab("soil-lock", &list);
         }
         CheckFormat::Json => {
             let mut report = report_json(&all);
             if let Some(shard) = shard {
                 report["shard"] = shard.to_string().into();
             }
-            json_to(&mut out, &report)
+            crate::output::print_json(&report);
         }
-        CheckFormat::Sarif => json_to(&mut out, &sarif(root, &all)),
-    };
-    written
-        .and_then(|()| out.flush())
-        .unwrap_or_else(|e| crate::output::failed(&e));
-}
-
-fn json_to(out: &mut impl Write, value: &Value) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
-    writeln!(out)
+        CheckFormat::Sarif => crate::output::print_json(&sarif(root, &all)),
+    }
 }
 
 fn annotation<'a>(paths: &JobPaths, v: &'a Violation) -> Annotation<'a> {

@@ -4,13 +4,13 @@
 use super::super::workspace::Workspace;
 use super::json::AuditReport;
 use crate::annotations::{self, Annotation, JobPaths, Level};
-use std::io::Write;
 
 /// What a file error is called where a check's name is wanted.
 const FILE_ERROR: &str = "copy-audit/file-error";
 
 fn annotations<'a>(ws: &Workspace, audit: &'a AuditReport) -> impl Iterator<Item = Annotation<'a>> {
     let paths = JobPaths::new(&ws.root);
+    let for_errors = paths.clone();
     let findings = audit.findings.iter().map(move |f| Annotation {
         level: match f.severity {
             "error" => Level::Error,
@@ -25,12 +25,11 @@ fn annotations<'a>(ws: &Workspace, audit: &'a AuditReport) -> impl Iterator<Item
         end: Some((f.end_line, f.end_column)),
         identity: f.snippet,
     });
-    let paths = JobPaths::new(&ws.root);
     let errors = audit.problems.file_errors.iter().map(move |e| Annotation {
         level: Level::Error,
         check: FILE_ERROR,
         message: &e.message,
-        path: paths.of(&e.relative_path),
+        path: for_errors.of(&e.relative_path),
         line: e.line.unwrap_or(1),
         column: e.column,
         end: None,
@@ -40,20 +39,10 @@ fn annotations<'a>(ws: &Workspace, audit: &'a AuditReport) -> impl Iterator<Item
 }
 
 pub(super) fn print_github(ws: &Workspace, audit: &AuditReport) {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for a in annotations(ws, audit) {
-        writeln!(out, "{}", annotations::github(&a)).unwrap_or_else(|e| crate::output::failed(&e));
-    }
-    out.flush().unwrap_or_else(|e| crate::output::failed(&e));
+    annotations::print_github(annotations(ws, audit));
 }
 
 pub(super) fn print_gitlab(ws: &Workspace, audit: &AuditReport) {
     let all: Vec<Annotation> = annotations(ws, audit).collect();
-    let report = annotations::gitlab("copy-audit", &all);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, &report)
-        .map_err(std::io::Error::from)
-        .and_then(|()| writeln!(out))
-        .and_then(|()| out.flush())
-        .unwrap_or_else(|e| crate::output::failed(&e));
+    annotations::print_gitlab("copy-audit", &all);
 }

@@ -168,27 +168,30 @@ pub struct JsonFix<'a> {
     pub replacement: &'a str,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// Read back by `report merge` as written (hence strict).
+#[derive(Debug, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct JsonFileError {
     /// Absolute, as findings name their files.
     pub file_path: String,
     pub relative_path: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<u32>,
     pub message: String,
 }
 
-#[derive(Debug, Default, Serialize)]
+/// Read back by `report merge` as written (hence strict).
+#[derive(Debug, Default, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ReviewStatus {
     pub unreviewed: Vec<String>,
     pub unsegmented: Vec<String>,
     pub stale: Vec<String>,
     /// Files in scope whose path is not UTF-8 (stray bytes as `\xNN`): a file that cannot
     /// be named in the lockfile cannot be reviewed. Ours; only when there are some.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unnamable: Vec<String>,
 }
 

@@ -8,8 +8,8 @@ mod sarif;
 mod stream;
 mod unsegmented;
 
-pub use json::{AuditReport, ReviewStatus, segmentation};
-pub use stream::print_json;
+pub use crate::output::print_json;
+pub use json::{AuditReport, JsonFileError, ReviewStatus, segmentation};
 pub use unsegmented::{Unsegmented, UnsegmentedReport, print_unsegmented};
 
 use super::cli::OutputFormat;

@@ -10,7 +10,6 @@ use crate::annotations;
 use lockgraph_queries::copy::engine::Finding;
 use lockgraph_queries::copy::rules::{Rule, Severity};
 use serde_json::{Value, json};
-use std::io::Write;
 use std::sync::Arc;
 
 pub fn print(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
@@ -18,13 +17,7 @@ pub fn print(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
         Ok(table) => table.set.rules().to_vec(),
         Err(_) => Vec::new(),
     };
-    let log = log(ws, summary, audit, &rules);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, &log)
-        .map_err(std::io::Error::from)
-        .and_then(|()| writeln!(out))
-        .and_then(|()| out.flush())
-        .unwrap_or_else(|e| crate::output::failed(&e));
+    crate::output::print_json(&log(ws, summary, audit, &rules));
 }
 
 fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Rule>]) -> Value {
@@ -43,7 +36,7 @@ fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Ru
                 "level": "error",
                 "message": { "text": e.message },
                 "locations": [{ "physicalLocation": {
-                    "artifactLocation": artifact(&e.relative_path),
+                    "artifactLocation": annotations::sarif_artifact(&e.relative_path),
                     "region": { "startLine": e.line.unwrap_or(1), "startColumn": e.column.unwrap_or(1) },
                 }}],
             })
@@ -83,7 +76,7 @@ fn result(path: &str, f: &Finding, rule_index: Option<usize>) -> Value {
         "level": level(f.severity),
         "message": { "text": f.message },
         "locations": [{ "physicalLocation": {
-            "artifactLocation": artifact(path),
+            "artifactLocation": annotations::sarif_artifact(path),
             "region": {
                 "startLine": f.line,
                 "startColumn": f.column,
@@ -100,7 +93,7 @@ fn result(path: &str, f: &Finding, rule_index: Option<usize>) -> Value {
         result["fixes"] = json!([{
             "description": { "text": format!("Replace with {:?}", fix.replacement) },
             "artifactChanges": [{
-                "artifactLocation": artifact(path),
+                "artifactLocation": annotations::sarif_artifact(path),
                 "replacements": [{
                     "deletedRegion": {
                         "startLine": fix.start.line,
@@ -122,8 +115,4 @@ fn level(severity: Severity) -> &'static str {
         Severity::Warning => "warning",
         Severity::Info => "note",
     }
-}
-
-fn artifact(path: &str) -> Value {
-    annotations::sarif_artifact(path)
 }

@@ -1,5 +1,5 @@
-//! JSON written to standard output as it is rendered rather than built first: any report
-//! through [`print_json`], and the audit's report with its findings rendered on every core.
+//! The audit's JSON report written to standard output as it is rendered rather than built
+//! first, its findings rendered on every core (any other report: [`crate::output::print_json`]).
 
 use super::super::session::Audit;
 use super::json::{AuditReport, JsonFinding, segmentation};
@@ -8,18 +8,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::io::Write;
 
-/// Streams `value` as pretty JSON: a report of a large tree can be hundreds of megabytes,
-/// which should never exist in memory as one string.
-pub fn print_json<T: Serialize>(value: &T) {
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value)
-        .map_err(std::io::Error::from)
-        .and_then(|()| writeln!(out))
-        .and_then(|()| out.flush())
-        .unwrap_or_else(|e| crate::output::failed(&e));
-}
-
-/// The JSON report, byte for byte what [`print_json`] makes of an [`AuditReport`], with
+/// The JSON report, byte for byte what [`crate::output::print_json`] makes of an [`AuditReport`], with
 /// the findings rendered on every core: printing a large report was a sixth of a warm
 /// run, and most of a run with many findings. Rendered a window of findings at a time
 /// (however they fall into files), so the text is never held whole.

@@ -1,7 +1,7 @@
 //! `--list-unsegmented`'s report: the files without a fresh lockfile entry, and why.
 
 use super::super::cli::OutputFormat;
-use super::stream::print_json;
+use crate::output::print_json;
 use serde::Serialize;
 use std::io::Write;
 

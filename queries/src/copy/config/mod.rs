@@ -98,6 +98,29 @@ pub struct RemoteCacheConfig {
     pub headers: Vec<(String, String)>,
 }
 
+/// A remote cache's address: whether it is TLS (`grpcs://`) and its `HOST:PORT`, or what
+/// is wrong with it. The one reading of the address, for the config and the flags alike.
+pub fn remote_address(url: &str) -> Result<(bool, &str), String> {
+    let (scheme, rest) = url
+        .split_once("://")
+        .ok_or_else(|| format!("`{url}` is not grpc://HOST:PORT or grpcs://HOST:PORT"))?;
+    let tls = match scheme {
+        "grpc" => false,
+        "grpcs" => true,
+        _ => {
+            return Err(format!(
+                "`{url}`: the scheme must be grpc:// or grpcs://, not {scheme}://"
+            ));
+        }
+    };
+    if rest.is_empty() || rest.contains('/') {
+        return Err(format!(
+            "`{url}` is not grpc://HOST:PORT or grpcs://HOST:PORT"
+        ));
+    }
+    Ok((tls, rest))
+}
+
 impl Config {
     /// Applies `--lang` (which wins over the file) and requires a language from one of
     /// the two: without it, text outside every span would have no language.

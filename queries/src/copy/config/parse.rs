@@ -95,19 +95,11 @@ fn remote_cache(
 ) -> Result<Option<RemoteCacheConfig>, ConfigError> {
     let Some(raw) = raw else { return Ok(None) };
     let url = raw.url;
-    let ok = ["grpc://", "grpcs://"].iter().any(|scheme| {
-        url.value
-            .strip_prefix(scheme)
-            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
-    });
-    if !ok {
+    if let Err(why) = super::remote_address(&url.value) {
         return Err(fail(
             path,
             url.referenced,
-            format!(
-                "`remote_cache.url: {}` is not grpc://HOST:PORT or grpcs://HOST:PORT",
-                url.value
-            ),
+            format!("remote_cache.url: {why}"),
         ));
     }
     Ok(Some(RemoteCacheConfig {
