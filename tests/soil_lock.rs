@@ -1191,22 +1191,18 @@ fn an_oracle_must_be_accepted() {
     assert!(r.stdout.contains("sort_by"), "{}", r.stdout);
 }
 
+/// Marks the spec's human-authored `ensures` block `@agent`: a formal edit (the marker is
+/// in the normalised info string) that also drifts the blocks from the sidecar's.
+fn mark_ensures_agent(tree: &Tree, spec: &str) {
+    edit(tree, spec, "```ensures\n", "```ensures @agent\n");
+}
+
 #[test]
 fn agent_marker_on_a_human_block_is_blocks_drift() {
     let tree = Tree::copy_of("soil");
     // An accepted definition and one that is not.
-    edit(
-        &tree,
-        "csvstats/sum.tr",
-        "```ensures\n",
-        "```ensures @agent\n",
-    );
-    edit(
-        &tree,
-        "csvstats/variance.tr",
-        "```ensures\n",
-        "```ensures @agent\n",
-    );
+    mark_ensures_agent(&tree, "csvstats/sum.tr");
+    mark_ensures_agent(&tree, "csvstats/variance.tr");
     let status = status_json(&tree);
     // The marker is part of the normalised info string, hence of the formal hash.
     assert_flags(
@@ -1802,12 +1798,7 @@ fn invalid_utf8_in_a_spec_or_sidecar_is_placed_by_line_and_column() {
 /// and its `.soil` broken at line 2, column 10.
 fn root_with_violations() -> Tree {
     let tree = Tree::copy_of("soil");
-    edit(
-        &tree,
-        "csvstats/sum.tr",
-        "```ensures\n",
-        "```ensures @agent\n",
-    );
+    mark_ensures_agent(&tree, "csvstats/sum.tr");
     edit(&tree, "csvstats/sum.soil", "sum xs =", "sum xs = =");
     tree
 }

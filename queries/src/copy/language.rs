@@ -400,8 +400,7 @@ pub const WORDS: &[(&str, u8)] = &[
 
 /// [`WORDS`] packed as [`Word`] packs a word, each at its own [`slot`]: the multiplier
 /// was chosen so that no two words share one (building the table fails to compile
-/// otherwise), so a look-up is one probe and one comparison, without a branch that prose
-/// mispredicts.
+/// otherwise), so a look-up is one probe and one comparison, with no loop.
 static TABLE: [(u64, u8); SLOTS] = {
     let mut table = [(0, 0); SLOTS];
     let mut i = 0;
