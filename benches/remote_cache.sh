@@ -3,9 +3,11 @@
 # files with the agent's lockfile), the floor, a cold local run, a cold remote run against
 # a freshly started BuildGrid (the upload included), and a fresh checkout (no .lockgraph/)
 # served by the warm remote cache. Medians over $RUNS runs; the counts of chunks looked up,
-# served and stored are printed from LOCKGRAPH_LOG.
+# served and stored are printed from LOCKGRAPH_LOG. TOOL=soil-lock measures soil-lock
+# status instead, on the generated root of N definitions (benches/gen_corpus.rs).
 #
 #   BGD=/path/to/venv/bin/bgd N=100000 bash benches/remote_cache.sh
+#   BGD=/path/to/venv/bin/bgd TOOL=soil-lock N=50000 bash benches/remote_cache.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-100000}
@@ -13,12 +15,21 @@ RUNS=${RUNS:-3}
 WORK=${WORK:-/tmp/lockgraph-scale}
 BGD=${BGD:-bgd}
 PORT=${PORT:-50998}
-cargo build --release --quiet --bin copy-audit --example floor --example real_tree
-B=$PWD/target/release/copy-audit
+TOOL=${TOOL:-copy-audit}
+cargo build --release --quiet --bin "$TOOL" --example floor --example real_tree --example gen_corpus
 FLOOR=$PWD/target/release/examples/floor
-T="$WORK/real-tree-$N/tree"
-[ -f "$WORK/real-tree-$N/states/agent.json" ] || target/release/examples/real_tree "$WORK/real-tree-$N" "$N" 2>/dev/null
-cp "$WORK/real-tree-$N/states/agent.json" "$T/.copy-editor.lock.json"
+if [ "$TOOL" = soil-lock ]; then
+  T="$WORK/soil-$N"
+  [ -f "$T/soil.toml" ] || target/release/examples/gen_corpus soil "$T" "$N" > /dev/null
+  RUN=("$PWD/target/release/soil-lock" -q --root "$T" status --json)
+  EXTS=(tr lock soil)
+else
+  T="$WORK/real-tree-$N/tree"
+  [ -f "$WORK/real-tree-$N/states/agent.json" ] || target/release/examples/real_tree "$WORK/real-tree-$N" "$N" 2>/dev/null
+  cp "$WORK/real-tree-$N/states/agent.json" "$T/.copy-editor.lock.json"
+  RUN=("$PWD/target/release/copy-audit" -q --json)
+  EXTS=(md json)
+fi
 SERVER="$WORK/buildgrid"
 mkdir -p "$SERVER"
 sed "s/PORT/$PORT/; s/size: 256MB/size: 2GB/" tests/data/buildgrid.yml > "$SERVER/bg.yml"
@@ -36,12 +47,12 @@ url="grpc://127.0.0.1:$PORT"
 floor=() cold=() remote_cold=() remote_warm=()
 cd "$T"
 for r in $(seq "$RUNS"); do
-  floor+=("$(ms "$FLOOR" "$T" md json)")
-  rm -rf .lockgraph; cold+=("$(ms "$B" -q --json)")
+  floor+=("$(ms "$FLOOR" "$T" "${EXTS[@]}")")
+  rm -rf .lockgraph; cold+=("$(ms "${RUN[@]}")")
   start_server
-  rm -rf .lockgraph; remote_cold+=("$(LOCKGRAPH_LOG=info ms "$B" -q --json --remote-cache "$url")")
+  rm -rf .lockgraph; remote_cold+=("$(LOCKGRAPH_LOG=info ms "${RUN[@]}" --remote-cache "$url")")
   echo "run $r cold remote: $(counts)"
-  rm -rf .lockgraph; remote_warm+=("$(LOCKGRAPH_LOG=info ms "$B" -q --json --remote-cache "$url")")
+  rm -rf .lockgraph; remote_warm+=("$(LOCKGRAPH_LOG=info ms "${RUN[@]}" --remote-cache "$url")")
   echo "run $r warm remote: $(counts)"
 done
 pkill -f "bgd server start $SERVER" || true
@@ -50,4 +61,4 @@ c=$(printf '%s\n' "${cold[@]}" | median)
 rc=$(printf '%s\n' "${remote_cold[@]}" | median)
 rw=$(printf '%s\n' "${remote_warm[@]}" | median)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-echo "N=$N floor $f ms | cold local $c ms | cold remote $rc ms ($(ratio "$rc" "$c")x cold local) | warm remote, fresh checkout $rw ms ($(ratio "$rw" "$f")x floor)"
+echo "$TOOL N=$N floor $f ms | cold local $c ms | cold remote $rc ms ($(ratio "$rc" "$c")x cold local) | warm remote, fresh checkout $rw ms ($(ratio "$rw" "$f")x floor)"

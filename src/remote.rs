@@ -17,6 +17,7 @@ use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
 use re::action_cache_client::ActionCacheClient;
 use re::content_addressable_storage_client::ContentAddressableStorageClient;
 use sha2::{Digest as _, Sha256};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tonic::metadata::{AsciiMetadataKey, AsciiMetadataValue};
@@ -76,6 +77,43 @@ impl Settings {
             })
             .collect()
     }
+}
+
+/// At most this many files per chunk, where a directory allows.
+const CHUNK_FILES: usize = 256;
+
+/// Files by **chunk**, the unit both tools look up and store: the files of one directory,
+/// split by the first bits of their path's SHA-256 when the directory holds more than
+/// [`CHUNK_FILES`] (so a chunk stays bounded, and adding a file moves no other file to
+/// another chunk unless the directory doubles). `paths` in path order; each chunk is a
+/// name (part of its key) and its files' indices, each index once.
+pub fn chunks_of(paths: &[&str]) -> Vec<(String, Vec<usize>)> {
+    let dir = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
+    let mut by_dir: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, p) in paths.iter().enumerate() {
+        by_dir.entry(dir(p)).or_default().push(i);
+    }
+    let mut out = Vec::new();
+    for (dir, files) in by_dir {
+        let mut bits = 0u32;
+        while bits < 16 && files.len() >> bits > CHUNK_FILES {
+            bits += 1;
+        }
+        if bits == 0 {
+            out.push((format!("{dir}\0"), files));
+            continue;
+        }
+        let mut buckets: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for i in files {
+            let h = Sha256::digest(paths[i].as_bytes());
+            let top = u32::from(u16::from_be_bytes([h[0], h[1]])) >> (16 - bits);
+            buckets.entry(top).or_default().push(i);
+        }
+        for (bucket, files) in buckets {
+            out.push((format!("{dir}\0{bits}:{bucket}"), files));
+        }
+    }
+    out
 }
 
 /// Parses `name: value` (or `name=value`), as `--remote-cache-header` takes it.
@@ -159,6 +197,18 @@ impl Remote {
                 describe(status)
             );
         }
+    }
+
+    /// Stores the chunks a run computed because the server lacked them — none in read-only
+    /// mode, where `entries` (each chunk's key material and blob) is never built — timed
+    /// and counted for `LOCKGRAPH_LOG`.
+    pub fn store_missed(&self, missed: usize, entries: impl FnOnce() -> Vec<(Vec<u8>, Vec<u8>)>) {
+        if missed == 0 || self.read_only() {
+            return;
+        }
+        let _phase = crate::logging::phase("remote cache uploads");
+        self.store(&entries());
+        crate::logging::count("remote chunks stored", || self.counts().stored);
     }
 
     /// Whether a failure ended the use of the cache for this run.
@@ -463,5 +513,52 @@ fn describe(status: &tonic::Status) -> String {
         tonic::Code::DeadlineExceeded => format!("no answer within {} s", DEADLINE.as_secs()),
         tonic::Code::Unavailable => format!("unavailable ({})", status.message()),
         code => format!("{code:?}: {}", status.message()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_are_directories_split_when_large_and_stable_as_files_come() {
+        let mut paths: Vec<String> = (0..600).map(|i| format!("big/f{i:04}.md")).collect();
+        paths.extend(["a.md", "small/x.md", "small/y.md"].map(String::from));
+        paths.sort();
+        let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let chunks = chunks_of(&refs);
+        let mut seen: Vec<usize> = chunks.iter().flat_map(|(_, f)| f.clone()).collect();
+        seen.sort();
+        assert_eq!(seen, (0..refs.len()).collect::<Vec<_>>(), "every file once");
+        assert!(chunks.iter().all(|(_, f)| f.len() <= CHUNK_FILES + 60));
+        // 600 files: split in 4 (2 bits); the root and `small/` one chunk each.
+        assert_eq!(
+            chunks.len(),
+            6,
+            "{:?}",
+            chunks.iter().map(|c| &c.0).collect::<Vec<_>>()
+        );
+        // A new file moves no other: every other chunk keeps its files.
+        let name_of = |chunks: &[(String, Vec<usize>)], refs: &[&str], p: &str| {
+            let i = refs.iter().position(|r| *r == p).unwrap();
+            chunks
+                .iter()
+                .find(|(_, f)| f.contains(&i))
+                .unwrap()
+                .0
+                .clone()
+        };
+        let mut grown = paths.clone();
+        grown.push("big/new.md".into());
+        grown.sort();
+        let grown_refs: Vec<&str> = grown.iter().map(String::as_str).collect();
+        let grown_chunks = chunks_of(&grown_refs);
+        for p in &refs {
+            assert_eq!(
+                name_of(&chunks, &refs, p),
+                name_of(&grown_chunks, &grown_refs, p),
+                "{p}"
+            );
+        }
     }
 }

@@ -317,21 +317,30 @@ impl Run {
     }
 }
 
-fn audit(dir: &std::path::Path, args: &[&str]) -> Run {
-    let out = assert_cmd::Command::cargo_bin("copy-audit")
-        .unwrap()
-        .args(["--json"])
-        .args(args)
-        .current_dir(dir)
-        .env("LOCKGRAPH_LOG", "info")
-        .env_remove("LOCKGRAPH_REMOTE_CACHE")
-        .output()
-        .unwrap();
-    Run {
-        stdout: out.stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap(),
+impl Run {
+    /// Runs `command`, the remote cache only as its arguments name it.
+    fn of(command: &mut assert_cmd::Command) -> Run {
+        let out = command
+            .env_remove("LOCKGRAPH_REMOTE_CACHE")
+            .output()
+            .unwrap();
+        Run {
+            stdout: out.stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code().unwrap(),
+        }
     }
+}
+
+fn audit(dir: &std::path::Path, args: &[&str]) -> Run {
+    Run::of(
+        assert_cmd::Command::cargo_bin("copy-audit")
+            .unwrap()
+            .args(["--json"])
+            .args(args)
+            .current_dir(dir)
+            .env("LOCKGRAPH_LOG", "info"),
+    )
 }
 
 #[test]
@@ -377,23 +386,25 @@ fn fresh_checkouts_are_served_from_the_cache_and_an_edit_recomputes_its_chunk() 
         recomputed >= 1 && recomputed < files,
         "{recomputed} of {files}"
     );
-    // Read-only (an untrusted pull request): served, but what it computed is not stored.
-    let fourth = checkout();
-    let edited = first_markdown(fourth.path());
-    std::fs::write(&edited, "A different edit...\n").unwrap();
-    let run = audit(
-        fourth.path(),
-        &[remote[0], remote[1], "--remote-cache-read-only"],
-    );
+    read_only_stores_nothing(chunks, &url, |args| {
+        let tree = checkout();
+        std::fs::write(first_markdown(tree.path()), "A different edit...\n").unwrap();
+        audit(tree.path(), args)
+    });
+}
+
+/// Read-only (an untrusted pull request): served, but what it computed is not stored, as
+/// the same edit on another fresh checkout shows. `edited(args)` runs the tool with `args`
+/// on a fresh checkout with one chunk's file edited, the same edit each time.
+fn read_only_stores_nothing(chunks: usize, url: &str, edited: impl Fn(&[&str]) -> Run) {
+    let run = edited(&["--remote-cache", url, "--remote-cache-read-only"]);
     assert_eq!(run.count("remote chunks served"), chunks - 1);
     assert!(
         !run.stderr.contains("remote chunks stored"),
         "{}",
         run.stderr
     );
-    let fifth = checkout();
-    std::fs::write(first_markdown(fifth.path()), "A different edit...\n").unwrap();
-    let run = audit(fifth.path(), &remote);
+    let run = edited(&["--remote-cache", url]);
     assert_eq!(
         run.count("remote chunks served"),
         chunks - 1,
@@ -531,4 +542,153 @@ fn the_config_can_name_the_remote_cache_and_a_flag_makes_it_read_only() {
         "the read-only run stored nothing"
     );
     assert!(run.count("remote chunks stored") > 0);
+}
+
+/// A fresh copy of a soil root: trellis's own example root (`shared`) or the fixture.
+fn soil_checkout(shared: bool) -> Option<tempfile::TempDir> {
+    let from = match shared {
+        true => std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/conformance/trellis/examples"),
+        false => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/soil"),
+    };
+    if !from.exists() {
+        println!("skipped: {} is not beside the clone", from.display());
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&from, dir.path());
+    Some(dir)
+}
+
+/// `soil-lock status --json` in `root` with `args`, at `LOCKGRAPH_LOG=debug`: the counts
+/// and the salsa queries executed are on stderr.
+fn soil_status(root: &std::path::Path, args: &[&str]) -> Run {
+    Run::of(
+        assert_cmd::Command::cargo_bin("soil-lock")
+            .unwrap()
+            .arg("--root")
+            .arg(root)
+            .args(args)
+            .args(["status", "--json"])
+            .env("LOCKGRAPH_LOG", "debug"),
+    )
+}
+
+/// How many of the queries that parse a file from its bytes the run executed: one per file
+/// not served or cached, and one per absent file (which gives "none" at once).
+fn parsed(run: &Run) -> usize {
+    run.stderr
+        .lines()
+        .filter(|l| {
+            l.contains("executing query")
+                && [
+                    "tr_summary_from_bytes(",
+                    "sidecar_from_bytes(",
+                    "own_forms_from_bytes(",
+                ]
+                .iter()
+                .any(|q| l.contains(q))
+        })
+        .count()
+}
+
+#[test]
+fn soil_lock_fresh_checkouts_are_served_and_an_edit_recomputes_its_chunk() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let url = server.url();
+    let remote = ["--remote-cache", url.as_str()];
+    // The fixture's count of queries that had nothing to parse (absent files).
+    let mut nothing_parsed = 0;
+    for shared in [true, false] {
+        let Some(first) = soil_checkout(shared) else {
+            continue;
+        };
+        let local = soil_status(first.path(), &["--no-cache"]);
+        assert_eq!(local.code, 0, "{}", local.stderr);
+        let files = parsed(&local);
+        assert!(files >= 10, "{}", local.stderr);
+        // The first checkout parses every file and stores every chunk.
+        let run = soil_status(first.path(), &remote);
+        assert!(run.stdout == local.stdout, "{}", run.stderr);
+        let chunks = run.count("remote chunks looked up");
+        assert!(chunks >= 2, "{}", run.stderr);
+        assert_eq!(run.count("remote chunks served"), 0);
+        assert_eq!(run.count("remote chunks stored"), chunks);
+        assert_eq!(parsed(&run), files);
+        // Another machine's fresh checkout: served whole, nothing parsed, the same status.
+        let second = soil_checkout(shared).unwrap();
+        let run = soil_status(second.path(), &remote);
+        assert!(run.stdout == local.stdout, "{}", run.stderr);
+        assert_eq!(run.count("remote chunks served"), chunks, "{}", run.stderr);
+        // The local cache took what was served: the next run parses nothing either (files
+        // it must read again, their stats too recent to trust, are served again).
+        let again = soil_status(second.path(), &remote);
+        assert!(again.stdout == local.stdout);
+        nothing_parsed = parsed(&again);
+        assert_eq!(parsed(&run), nothing_parsed, "{}", run.stderr);
+        assert!(nothing_parsed < files / 2, "{}", run.stderr);
+    }
+    // An edit (a spec's prose, on the fixture): its chunk is parsed again and stored, every
+    // other one is served; read-only stores nothing.
+    let edit = |root: &std::path::Path, prose: &str| {
+        let spec = root.join("csvstats/mean.tr");
+        let text = std::fs::read_to_string(&spec).unwrap();
+        std::fs::write(&spec, format!("{text}\n{prose}\n")).unwrap();
+    };
+    let Some(third) = soil_checkout(false) else {
+        return;
+    };
+    let chunks = soil_status(third.path(), &["--no-cache", "--remote-cache", &url]);
+    assert!(
+        !chunks.stderr.contains("remote chunks"),
+        "--no-cache is no cache at all"
+    );
+    edit(third.path(), "More prose.");
+    let expected = soil_status(third.path(), &["--no-cache"]);
+    let run = soil_status(third.path(), &remote);
+    assert!(run.stdout == expected.stdout, "{}", run.stderr);
+    let chunks = run.count("remote chunks looked up");
+    assert_eq!(run.count("remote chunks served"), chunks - 1);
+    assert_eq!(run.count("remote chunks stored"), 1);
+    let in_chunk = parsed(&run);
+    assert!(
+        in_chunk > nothing_parsed && in_chunk < parsed(&expected),
+        "{in_chunk}: {}",
+        run.stderr
+    );
+    read_only_stores_nothing(chunks, &url, |args| {
+        let tree = soil_checkout(false).unwrap();
+        edit(tree.path(), "Other prose.");
+        soil_status(tree.path(), args)
+    });
+}
+
+#[test]
+fn soil_lock_without_its_server_gives_the_same_status_and_one_warning() {
+    // A port nothing listens on: the server that never was.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let Some(root) = soil_checkout(false) else {
+        return;
+    };
+    let url = format!("grpc://127.0.0.1:{port}");
+    let run = soil_status(root.path(), &["--remote-cache", &url]);
+    assert!(run.stdout == soil_status(root.path(), &["--no-cache"]).stdout);
+    assert_eq!(run.code, 0);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(warnings[0].contains(&url), "{}", run.stderr);
+    // An address that cannot be one is a usage error naming it.
+    let bad = soil_status(root.path(), &["--remote-cache", "http://x:1"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("http://x:1"), "{}", bad.stderr);
 }

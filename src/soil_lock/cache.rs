@@ -93,6 +93,16 @@ pub enum Taken<T> {
     Bytes(Vec<u8>),
 }
 
+/// One definition's files as taken in, each its bytes, its kept value or absent, and how
+/// each was seen.
+pub struct Files {
+    pub stem: String,
+    pub tr: Taken<Box<TrKnown>>,
+    pub lock: Taken<Box<LockKnown>>,
+    pub soil: Taken<Box<SoilKnown>>,
+    pub seen: [Seen; 3],
+}
+
 /// Takes in the file at `path`: the kept value if the cache vouches for it, else its bytes.
 /// `stat` is the file's stat if the walk took it (else it is taken here); either way it is
 /// taken before the bytes are read, so a file edited in between is recorded with its old
@@ -170,7 +180,7 @@ fn shard_name(i: usize) -> String {
 /// The package version, the schema, and the hash of the sources the binary was built from
 /// (`build.rs`): a build with a changed parser or hash recipe must not trust what another
 /// derived, and a version number alone does not change with every such build.
-fn engine_key() -> String {
+pub(super) fn engine_key() -> String {
     format!(
         "{}+{SCHEMA}+{}",
         env!("CARGO_PKG_VERSION"),

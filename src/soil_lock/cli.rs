@@ -25,8 +25,54 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub no_cache: bool,
 
+    /// A cache shared between machines, on the Remote Execution API (BuildGrid,
+    /// bazel-remote, …): grpc://HOST:PORT, or grpcs:// for TLS. What the files a run reads
+    /// derive (summaries, parsed sidecars, hash forms) is looked up there and stored.
+    #[arg(
+        long,
+        global = true,
+        value_name = "URL",
+        env = "LOCKGRAPH_REMOTE_CACHE"
+    )]
+    pub remote_cache: Option<String>,
+
+    /// The remote cache's instance name.
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        default_value = "",
+        hide_default_value = true
+    )]
+    pub remote_instance: String,
+
+    /// A header sent with every remote cache call, such as an API key (repeatable).
+    #[arg(long = "remote-header", global = true, value_name = "NAME: VALUE", value_parser = crate::remote::parse_header)]
+    pub remote_headers: Vec<(String, String)>,
+
+    /// Fetch from the remote cache but never store in it (for untrusted pull requests).
+    #[arg(long, global = true)]
+    pub remote_cache_read_only: bool,
+
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The remote cache the flags (or `LOCKGRAPH_REMOTE_CACHE`) name; none with
+    /// `--no-cache`, which turns every cache off.
+    pub fn remote(&self) -> Result<Option<crate::remote::Remote>, String> {
+        let Some(url) = self.remote_cache.clone().filter(|_| !self.no_cache) else {
+            return Ok(None);
+        };
+        crate::remote::Remote::new(crate::remote::Settings {
+            url,
+            instance: self.remote_instance.clone(),
+            headers: self.remote_headers.clone(),
+            read_only: self.remote_cache_read_only,
+        })
+        .map(Some)
+    }
 }
 
 #[derive(Debug, Subcommand)]

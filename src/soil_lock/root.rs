@@ -3,9 +3,11 @@
 //! with the cache, nothing the cache vouches for.
 
 use super::Failure;
-use super::cache::{self, Cached, Seen, SoilCache, Taken};
+use super::cache::{self, Cached, Files, Seen, SoilCache, Taken};
+use super::remote::{self, Plan};
 use super::walk;
 use crate::fsutil::read_regular;
+use crate::remote::Remote;
 use crate::statcache::Stat;
 use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
@@ -13,7 +15,7 @@ use lockgraph_queries::soil::engine::{
     self, Definition, InputError, Project, Resolution, external_key,
 };
 use lockgraph_queries::soil::sidecar::{SidecarError, Versions};
-use lockgraph_queries::soil::soil_hash::{PrivateFile, SoilKnown};
+use lockgraph_queries::soil::soil_hash::PrivateFile;
 use lockgraph_queries::soil::spec_hash::oracle_digest;
 use rayon::prelude::*;
 use salsa::Setter;
@@ -100,6 +102,8 @@ pub struct Root {
     /// The cache, and how each definition's `.tr`, `.lock` and `.soil` were taken in (by index in
     /// `defs`), until [`Root::save_cache`]; `None` without the cache.
     cache: Option<(SoilCache, Vec<[Seen; 3]>)>,
+    /// The remote cache and what this run looked up there, until [`Root::upload_remote`].
+    remote: Option<(Remote, Plan)>,
     /// Files the walk found whose path is not UTF-8 ([`walk::Walked::unnamed`]).
     pub unnamed: Vec<String>,
     /// The files the oracles read (reference files, CLI executables) as last hashed, each
@@ -116,19 +120,29 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
 }
 
 impl Root {
-    /// Opens the root; with `use_cache`, through the cache in `.lockgraph/soil/`.
-    pub fn open(root: Option<&Path>, use_cache: bool) -> Result<Root, Failure> {
-        Root::open_in(root, Database::default(), use_cache)
+    /// Opens the root; with `use_cache`, through the cache in `.lockgraph/soil/`, and with
+    /// `remote`, what the files read from disk derive is looked up there too.
+    pub fn open(
+        root: Option<&Path>,
+        use_cache: bool,
+        remote: Option<Remote>,
+    ) -> Result<Root, Failure> {
+        Root::open_in(root, Database::default(), use_cache, remote)
     }
 
     /// Opens the root into `db` (a database with an execution log, in watch tests),
     /// reading every file: a watch session compares each event's bytes with the ones it
     /// holds.
     pub fn open_with(root: Option<&Path>, db: Database) -> Result<Root, Failure> {
-        Root::open_in(root, db, false)
+        Root::open_in(root, db, false, None)
     }
 
-    fn open_in(root: Option<&Path>, mut db: Database, use_cache: bool) -> Result<Root, Failure> {
+    fn open_in(
+        root: Option<&Path>,
+        mut db: Database,
+        use_cache: bool,
+        remote: Option<Remote>,
+    ) -> Result<Root, Failure> {
         let dir = match root {
             Some(r) => r.to_path_buf(),
             None => {
@@ -170,7 +184,14 @@ impl Root {
         drop(phase);
         crate::testhook::pause("soil-read");
         let phase = crate::logging::phase("take in the definitions");
-        let (defs, seen) = take_in_definitions(&dir, &db, walked.definitions, cache.as_mut())?;
+        let TakenIn { defs, seen, plan } = take_in_definitions(
+            &dir,
+            &db,
+            walked.definitions,
+            cache.as_mut(),
+            remote.as_ref(),
+        )?;
+        let remote = remote.zip(plan);
         let private_files = walked
             .private_modules
             .into_par_iter()
@@ -195,6 +216,7 @@ impl Root {
             db,
             defs,
             cache: cache.map(|c| (c, seen)),
+            remote,
             unnamed: walked.unnamed,
             oracle_files: BTreeSet::new(),
         };
@@ -209,6 +231,14 @@ impl Root {
     pub fn save_cache(&mut self) {
         if let Some((cache, seen)) = self.cache.take() {
             cache.save(&self.db, &self.defs, &seen);
+        }
+    }
+
+    /// Stores in the remote cache what this run derived and the server did not have. Call it
+    /// once the engine has computed what the commands need, as [`Root::save_cache`].
+    pub fn upload_remote(&mut self) {
+        if let Some((remote, plan)) = self.remote.take() {
+            remote::upload(&remote, &plan, &self.db, &self.defs);
         }
     }
 
@@ -395,7 +425,7 @@ fn executable(root: &Path, command: &str) -> Option<PathBuf> {
 /// (a sidecar whose spec is gone is still a definition, so its staleness shows).
 pub fn load_definitions(dir: &Path, db: &Database) -> Result<Vec<Definition>, Failure> {
     let listed = list(dir, false)?;
-    take_in_definitions(dir, db, listed.definitions, None).map(|(defs, _)| defs)
+    take_in_definitions(dir, db, listed.definitions, None, None).map(|t| t.defs)
 }
 
 /// The walk; `stat`: with the stats the cache needs.
@@ -406,13 +436,15 @@ fn list(dir: &Path, stat: bool) -> Result<walk::Walked, Failure> {
 /// The definitions the walk listed, as inputs. With a cache, each file the cache vouches
 /// for goes in as its kept value instead of its bytes; the second list says, per
 /// definition, how its `.tr` and `.lock` were taken in (all [`Seen::Absent`] without a
-/// cache: then nothing is looked up, and nothing is statted that the walk did not).
+/// cache: then nothing is looked up, and nothing is statted that the walk did not). With
+/// `remote`, the files read from disk are looked up there first ([`remote::prefetch`]).
 fn take_in_definitions(
     dir: &Path,
     db: &Database,
     listed: Vec<walk::Listed>,
     cache: Option<&mut SoilCache>,
-) -> Result<(Vec<Definition>, Vec<[Seen; 3]>), Failure> {
+    remote: Option<&Remote>,
+) -> Result<TakenIn, Failure> {
     let use_cache = cache.is_some();
     let with_entries: Vec<(walk::Listed, Option<Cached>)> = match cache {
         Some(cache) => listed
@@ -424,14 +456,7 @@ fn take_in_definitions(
             .collect(),
         None => listed.into_iter().map(|l| (l, None)).collect(),
     };
-    struct Files {
-        stem: String,
-        tr: Taken<Box<cache::TrKnown>>,
-        lock: Taken<Box<cache::LockKnown>>,
-        soil: Taken<Box<SoilKnown>>,
-        seen: [Seen; 3],
-    }
-    let contents: Vec<Files> = with_entries
+    let mut contents: Vec<Files> = with_entries
         .into_par_iter()
         .map(|(listed, kept)| {
             let (tr_kept, lock_kept, soil_kept, written) = match kept {
@@ -470,6 +495,7 @@ fn take_in_definitions(
             }
         })
         .collect();
+    let plan = remote.map(|r| remote::prefetch(r, &mut contents));
     let mut seen = Vec::with_capacity(contents.len());
     let defs = contents
         .into_iter()
@@ -485,7 +511,15 @@ fn take_in_definitions(
                 .new(db)
         })
         .collect();
-    Ok((defs, seen))
+    Ok(TakenIn { defs, seen, plan })
+}
+
+/// The definitions as inputs, how each one's files were seen (by index), and what the
+/// remote cache was asked.
+struct TakenIn {
+    defs: Vec<Definition>,
+    seen: Vec<[Seen; 3]>,
+    plan: Option<Plan>,
 }
 
 /// The bytes of `path`, `None` if it is gone; one that cannot be read is absent too, with
