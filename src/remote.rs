@@ -206,6 +206,8 @@ impl Remote {
         if missed == 0 || self.read_only() {
             return;
         }
+        // Where the tests stop the server mid-run.
+        crate::testhook::pause("remote-store");
         let _phase = crate::logging::phase("remote cache uploads");
         self.store(&entries());
         crate::logging::count("remote chunks stored", || self.counts().stored);

@@ -442,25 +442,11 @@ fn a_server_stopped_mid_run_changes_nothing_but_a_warning() {
     let url = server.url();
     let tree = checkout();
     let local = audit(tree.path(), &["--no-cache"]);
-    // Stopped after the lookups, before the results are stored.
-    let pause = tempfile::tempdir().unwrap();
-    let child = Command::new(assert_cmd::cargo::cargo_bin("copy-audit"))
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("copy-audit"));
+    command
         .args(["--json", "--remote-cache", &url])
-        .current_dir(tree.path())
-        .env("LOCKGRAPH_TEST_PAUSE", pause.path())
-        .env("LOCKGRAPH_TEST_PAUSE_AT", "remote-store")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while !pause.path().join("paused").exists() {
-        assert!(start.elapsed() < Duration::from_secs(60), "never paused");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    server.stop();
-    std::fs::write(pause.path().join("go"), b"").unwrap();
-    let out = child.wait_with_output().unwrap();
+        .current_dir(tree.path());
+    let out = stopped_before_storing(command, &mut server);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.stdout == local.stdout,
@@ -491,6 +477,28 @@ fn a_server_stopped_mid_run_changes_nothing_but_a_warning() {
         "{}",
         run.stderr
     );
+}
+
+/// Runs `command` until it has looked its chunks up and is about to store what missed,
+/// stops the server there, and lets it finish.
+fn stopped_before_storing(mut command: Command, server: &mut Server) -> std::process::Output {
+    let pause = tempfile::tempdir().unwrap();
+    let child = command
+        .env("LOCKGRAPH_TEST_PAUSE", pause.path())
+        .env("LOCKGRAPH_TEST_PAUSE_AT", "remote-store")
+        .env_remove("LOCKGRAPH_REMOTE_CACHE")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !pause.path().join("paused").exists() {
+        assert!(start.elapsed() < Duration::from_secs(60), "never paused");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    server.stop();
+    std::fs::write(pause.path().join("go"), b"").unwrap();
+    child.wait_with_output().unwrap()
 }
 
 #[test]
@@ -663,6 +671,30 @@ fn soil_lock_fresh_checkouts_are_served_and_an_edit_recomputes_its_chunk() {
         edit(tree.path(), "Other prose.");
         soil_status(tree.path(), args)
     });
+}
+
+#[test]
+fn soil_lock_with_its_server_stopped_mid_run_gives_the_same_status_and_one_warning() {
+    let Some(mut server) = Server::start() else {
+        return;
+    };
+    let url = server.url();
+    let Some(root) = soil_checkout(true) else {
+        return;
+    };
+    let local = soil_status(root.path(), &["--no-cache"]);
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("soil-lock"));
+    command
+        .arg("--root")
+        .arg(root.path())
+        .args(["--remote-cache", &url, "status", "--json"]);
+    let out = stopped_before_storing(command, &mut server);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.stdout == local.stdout, "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let warnings = stderr.lines().filter(|l| l.starts_with("warning:"));
+    assert_eq!(warnings.count(), 1, "{stderr}");
+    assert!(stderr.contains(&url), "{stderr}");
 }
 
 #[test]

@@ -129,7 +129,6 @@ pub fn audit(
     }
     drop(merge);
     if let (Some(remote), Some(plan)) = (remote, &remote_plan) {
-        crate::testhook::pause("remote-store");
         remote::upload(remote, plan, |i| {
             let side = &sides[i / CHUNK][i % CHUNK];
             let report = &audit.get(i).report;
