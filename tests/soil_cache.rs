@@ -139,6 +139,77 @@ fn a_warm_run_with_nothing_changed_writes_nothing() {
     assert_eq!(identities(&tree), before);
 }
 
+/// How many files a run parsed (`LOCKGRAPH_LOG=info`), and its stdout.
+fn parsed(tree: &Tree, args: &[&str]) -> (usize, String) {
+    let out = tree
+        .soil_lock()
+        .args(args)
+        .env("LOCKGRAPH_LOG", "info")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let n = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("timing: files parsed "))
+        .unwrap_or_else(|| panic!("no count in {stderr}"));
+    (
+        n.trim().parse().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+/// The definitions' files of the tree, root-relative: every `.tr`, `.lock` and `.soil` but
+/// the manifest and the modules' `_private.soil`.
+fn definition_files(tree: &Tree) -> Vec<String> {
+    fn walk(dir: &std::path::Path, root: &std::path::Path, out: &mut Vec<String>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !name.starts_with('.') {
+                    walk(&path, root, out);
+                }
+            } else if name != "soil.lock"
+                && name != "_private.soil"
+                && [".tr", ".lock", ".soil"].iter().any(|e| name.ends_with(e))
+            {
+                out.push(path.strip_prefix(root).unwrap().to_string_lossy().into());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tree.dir.path(), tree.dir.path(), &mut out);
+    out
+}
+
+#[test]
+fn a_cold_run_parses_every_file_once_a_warm_run_none_and_an_edit_its_own() {
+    let tree = Tree::copy_of("soil");
+    let files = definition_files(&tree);
+    assert!(files.len() > 10, "{files:?}");
+    // Old enough that no stat is racy against the cache written next.
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    for rel in &files {
+        tree.set_mtime(rel, old);
+    }
+    let (uncached, expected) = parsed(&tree, &["--no-cache", "status", "--json"]);
+    assert_eq!(uncached, files.len());
+    // The first run has no cache to look in (its walk takes no stats) and saves one.
+    assert_eq!(
+        parsed(&tree, &["status", "--json"]),
+        (files.len(), expected.clone())
+    );
+    assert_eq!(parsed(&tree, &["status", "--json"]), (0, expected));
+    tree.write(SUM_TR, &format!("{}\nMore prose.\n", tree.read(SUM_TR)));
+    let (edited, out) = parsed(&tree, &["status", "--json"]);
+    assert_eq!(edited, 1);
+    assert_eq!(out, uncached_json(&tree));
+}
+
+fn uncached_json(tree: &Tree) -> String {
+    uncached(tree, &["status", "--json"]).1
+}
+
 #[test]
 fn edits_to_a_spec_and_a_sidecar_are_seen_and_rewrite_one_shard() {
     let tree = Tree::copy_of("soil");

@@ -104,36 +104,43 @@ pub struct Files {
 }
 
 /// Takes in the file at `path`: the kept value if the cache vouches for it, else its bytes.
-/// `stat` is the file's stat if the walk took it (else it is taken here); either way it is
-/// taken before the bytes are read, so a file edited in between is recorded with its old
-/// stat and read again next time.
+/// `stat` is the file's stat if the walk took it; else it is taken here, from the path when
+/// there is a kept value to compare it with, from the open file when there is none (a cold
+/// run's walk takes no stats: one per file is enough). Either way it is taken before the
+/// bytes are read, so a file edited in between is recorded with its old stat and read again
+/// next time.
 pub fn take_in<T>(
     path: &Path,
     stat: Option<Stat>,
     cached: Option<(Stat, T)>,
     written_ns: i128,
 ) -> io::Result<(Taken<T>, Seen)> {
-    let had = cached.is_some();
+    let gone = if cached.is_some() {
+        Seen::Gone
+    } else {
+        Seen::Absent
+    };
+    let absent = |e: io::Error| match e.kind() {
+        io::ErrorKind::NotFound => Ok((Taken::Absent, gone)),
+        _ => Err(e),
+    };
+    let Some((recorded, value)) = cached else {
+        return match crate::statcache::read_with_stat(path, stat) {
+            Ok((bytes, stat)) => Ok((Taken::Bytes(bytes), Seen::Read { stat, racy: false })),
+            Err(e) => absent(e),
+        };
+    };
     let stat = match stat.map_or_else(|| fs::metadata(path).map(|m| Stat::of(&m)), Ok) {
         Ok(stat) => stat,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Ok((Taken::Absent, if had { Seen::Gone } else { Seen::Absent }));
-        }
-        Err(e) => return Err(e),
+        Err(e) => return absent(e),
     };
-    let racy = match cached {
-        Some((recorded, value)) if stat.unchanged_since(&recorded, written_ns) => {
-            return Ok((Taken::Known(value), Seen::Known(stat)));
-        }
-        Some((recorded, _)) => recorded == stat,
-        None => false,
-    };
-    match crate::fsutil::read_regular(path) {
-        Ok(bytes) => Ok((Taken::Bytes(bytes), Seen::Read { stat, racy })),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            Ok((Taken::Absent, if had { Seen::Gone } else { Seen::Absent }))
-        }
-        Err(e) => Err(e),
+    if stat.unchanged_since(&recorded, written_ns) {
+        return Ok((Taken::Known(value), Seen::Known(stat)));
+    }
+    let racy = recorded == stat;
+    match crate::statcache::read_with_stat(path, Some(stat)) {
+        Ok((bytes, _)) => Ok((Taken::Bytes(bytes), Seen::Read { stat, racy })),
+        Err(e) => absent(e),
     }
 }
 
@@ -192,6 +199,14 @@ fn now_ns() -> i128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// Whether `root` has a cache to look files up in: when it does not (a first run, a fresh
+/// checkout), the walk takes no stats, and each file read is statted as it is opened.
+pub fn on_disk(root: &Path) -> bool {
+    fs::read_dir(root.join(crate::fsutil::CACHE_DIR).join(DIR)).is_ok_and(|mut entries| {
+        entries.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".v1")))
+    })
 }
 
 impl SoilCache {

@@ -58,7 +58,8 @@ fn run(cli: Cli) -> Result<bool, Failure> {
     }
     if matches!(cli.command, Command::Watch) {
         // A session holds every file's bytes to compare with each event's: no cache.
-        return watch::run(Root::open(cli.root.as_deref(), false, None)?).map(|()| true);
+        return watch::run(Root::open_with(cli.root.as_deref(), Default::default())?)
+            .map(|()| true);
     }
     let remote = cli
         .remote()

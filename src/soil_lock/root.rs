@@ -15,13 +15,14 @@ use lockgraph_queries::soil::engine::{
     self, Definition, InputError, Project, Resolution, external_key,
 };
 use lockgraph_queries::soil::sidecar::{SidecarError, Versions};
-use lockgraph_queries::soil::soil_hash::PrivateFile;
+use lockgraph_queries::soil::soil_hash::{self, PrivateFile};
 use lockgraph_queries::soil::spec_hash::oracle_digest;
 use rayon::prelude::*;
 use salsa::Setter;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The derived manifest's file name; never a definition's sidecar.
 pub const MANIFEST: &str = "soil.lock";
@@ -127,21 +128,25 @@ impl Root {
         use_cache: bool,
         remote: Option<Remote>,
     ) -> Result<Root, Failure> {
-        Root::open_in(root, Database::default(), use_cache, remote)
+        Root::open_in(root, Database::default(), use_cache, remote, true)
     }
 
-    /// Opens the root into `db` (a database with an execution log, in watch tests),
-    /// reading every file: a watch session compares each event's bytes with the ones it
-    /// holds.
+    /// Opens the root for a session (watch, language server) into `db` (a database with an
+    /// execution log, in watch tests), reading every file and keeping its bytes: a session
+    /// compares each event's bytes with the ones it holds.
     pub fn open_with(root: Option<&Path>, db: Database) -> Result<Root, Failure> {
-        Root::open_in(root, db, false, None)
+        Root::open_in(root, db, false, None, false)
     }
 
+    /// `one_shot`: the run ends after one command, so a file read from disk goes in as
+    /// what the engine makes of it ([`parse_read`]) and its bytes are dropped at once; a
+    /// session keeps them.
     fn open_in(
         root: Option<&Path>,
         mut db: Database,
         use_cache: bool,
         remote: Option<Remote>,
+        one_shot: bool,
     ) -> Result<Root, Failure> {
         let dir = match root {
             Some(r) => r.to_path_buf(),
@@ -177,7 +182,7 @@ impl Root {
         let phase = crate::logging::phase("open the cache, walk and stat");
         let (cache, listed) = rayon::join(
             || use_cache.then(|| SoilCache::open(&dir)).transpose(),
-            || list(&dir, use_cache),
+            || list(&dir, use_cache && cache::on_disk(&dir)),
         );
         let mut cache = cache.map_err(|e| Failure::new(e.to_string()))?;
         let walked = listed?;
@@ -190,6 +195,7 @@ impl Root {
             walked.definitions,
             cache.as_mut(),
             remote.as_ref(),
+            one_shot,
         )?;
         let remote = remote.zip(plan);
         let private_files = walked
@@ -425,7 +431,7 @@ fn executable(root: &Path, command: &str) -> Option<PathBuf> {
 /// (a sidecar whose spec is gone is still a definition, so its staleness shows).
 pub fn load_definitions(dir: &Path, db: &Database) -> Result<Vec<Definition>, Failure> {
     let listed = list(dir, false)?;
-    take_in_definitions(dir, db, listed.definitions, None, None).map(|t| t.defs)
+    take_in_definitions(dir, db, listed.definitions, None, None, false).map(|t| t.defs)
 }
 
 /// The walk; `stat`: with the stats the cache needs.
@@ -438,12 +444,14 @@ fn list(dir: &Path, stat: bool) -> Result<walk::Walked, Failure> {
 /// definition, how its `.tr` and `.lock` were taken in (all [`Seen::Absent`] without a
 /// cache: then nothing is looked up, and nothing is statted that the walk did not). With
 /// `remote`, the files read from disk are looked up there first ([`remote::prefetch`]).
+/// With `derive`, what is still bytes after that goes in as what the engine makes of it.
 fn take_in_definitions(
     dir: &Path,
     db: &Database,
     listed: Vec<walk::Listed>,
     cache: Option<&mut SoilCache>,
     remote: Option<&Remote>,
+    derive: bool,
 ) -> Result<TakenIn, Failure> {
     let use_cache = cache.is_some();
     let with_entries: Vec<(walk::Listed, Option<Cached>)> = match cache {
@@ -456,6 +464,7 @@ fn take_in_definitions(
             .collect(),
         None => listed.into_iter().map(|l| (l, None)).collect(),
     };
+    let parsed = AtomicUsize::new(0);
     let mut contents: Vec<Files> = with_entries
         .into_par_iter()
         .map(|(listed, kept)| {
@@ -486,16 +495,27 @@ fn take_in_definitions(
                 walk::File::Absent => (Taken::Absent, Seen::Absent),
                 found => take(file("soil"), found, soil_kept, written, use_cache, |_| None),
             };
-            Files {
+            let mut files = Files {
                 stem: listed.stem,
                 tr,
                 lock,
                 soil,
                 seen: [tr_seen, lock_seen, soil_seen],
+            };
+            // Without a remote cache to look the bytes up in, they are done with now.
+            if derive && remote.is_none() {
+                parsed.fetch_add(parse_read(&mut files), Relaxed);
             }
+            files
         })
         .collect();
     let plan = remote.map(|r| remote::prefetch(r, &mut contents));
+    if derive && remote.is_some() {
+        contents.par_iter_mut().for_each(|files| {
+            parsed.fetch_add(parse_read(files), Relaxed);
+        });
+    }
+    crate::logging::count("files parsed", || parsed.load(Relaxed));
     let mut seen = Vec::with_capacity(contents.len());
     let defs = contents
         .into_iter()
@@ -568,8 +588,8 @@ fn take<T>(
         };
         cache::take_in(&path, stat, kept, written_ns)
     } else {
-        match read_regular(&path) {
-            Ok(b) => Ok((Taken::Bytes(b), Seen::Absent)),
+        match crate::statcache::read_with_stat(&path, None) {
+            Ok((b, _)) => Ok((Taken::Bytes(b), Seen::Absent)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Taken::Absent, Seen::Absent)),
             Err(e) => Err(e),
         }
@@ -586,6 +606,26 @@ fn take<T>(
             (Taken::Absent, Seen::Absent)
         }
     })
+}
+
+/// Puts in place of each of `files`' bytes what the engine makes of them (the pure
+/// functions its queries call on bytes), so that the bytes are dropped as soon as they are
+/// read and the engine holds one value per file, as when the cache vouches for it. How many
+/// files were parsed.
+fn parse_read(files: &mut Files) -> usize {
+    fn parse<T>(taken: &mut Taken<Box<T>>, how: impl FnOnce(&[u8]) -> T) -> usize {
+        match taken {
+            Taken::Bytes(bytes) => {
+                *taken = Taken::Known(Box::new(how(bytes)));
+                1
+            }
+            Taken::Absent | Taken::Known(_) => 0,
+        }
+    }
+    let stem = files.stem.as_str();
+    parse(&mut files.tr, |b| engine::tr_summary_of(stem, b))
+        + parse(&mut files.lock, engine::sidecar_of_bytes)
+        + parse(&mut files.soil, |b| soil_hash::own_forms_of(stem, b))
 }
 
 /// What an unreadable `.tr` goes in as.

@@ -1,7 +1,8 @@
 //! What soil-lock takes of the root's walk (`crate::walk`, the one both tools use):
 //! every definition's stem with its `.tr`, `.lock` and `.soil`, each statted as it is
-//! listed, relative to its open directory (no path lookup from the root): on a warm run
-//! with the cache, listing and statting is all the file system work left.
+//! listed when there is a cache to compare the stats with, relative to its open directory
+//! (no path lookup from the root): on a warm run, listing and statting is all the file
+//! system work left. Without a cache every file is read, and statted as it is opened.
 //!
 //! `.gitignore` is not read, and as in trellis a directory whose name starts with a dot is
 //! not part of the root; a `.lock` beside a `.trp` (a trellis-prose document's lock,

@@ -99,7 +99,14 @@ pub fn own_forms(db: &dyn salsa::Database, def: Definition) -> Option<&SoilKnown
 #[salsa::tracked(returns(ref))]
 pub fn own_forms_from_bytes(db: &dyn salsa::Database, def: Definition) -> Option<SoilKnown> {
     let bytes = def.soil(db).as_ref()?;
-    Some(forms_of(format!("{}.soil", def.path(db)), bytes))
+    Some(own_forms_of(def.path(db), bytes))
+}
+
+/// What [`own_forms`] makes of the `.soil` bytes of the definition `path`: a pure
+/// function, which the shell also calls as it reads a file (see
+/// `engine::tr_summary_of`).
+pub fn own_forms_of(path: &str, bytes: &[u8]) -> SoilKnown {
+    forms_of(format!("{path}.soil"), bytes)
 }
 
 /// The hash forms of a module's private helpers.

@@ -29,11 +29,15 @@ pub fn tr_summary_from_bytes(
     def: Definition,
 ) -> Option<Result<TrSummary, InputError>> {
     let bytes = def.tr(db).as_ref()?;
-    Some(match std::str::from_utf8(bytes) {
-        Ok(text) => Ok(TrSummary::of(
-            &tr::parse(&file_name(def.path(db)), text),
-            text,
-        )),
+    Some(tr_summary_of(def.path(db), bytes))
+}
+
+/// What [`tr_summary`] makes of the `.tr` bytes of the definition `path`: a pure function,
+/// which the shell also calls as it reads a file, so that a one-shot run holds the
+/// summary and never the bytes.
+pub fn tr_summary_of(path: &str, bytes: &[u8]) -> Result<TrSummary, InputError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(TrSummary::of(&tr::parse(&file_name(path), text), text)),
         Err(e) => {
             let (line, column, message) = crate::text::invalid_utf8(bytes, &e);
             Err(InputError {
@@ -42,7 +46,7 @@ pub fn tr_summary_from_bytes(
                 column: Some(column),
             })
         }
-    })
+    }
 }
 
 /// The three hashes recomputed from the current `.tr`.
@@ -78,7 +82,12 @@ pub fn sidecar_from_bytes(
     def: Definition,
 ) -> Option<Result<Sidecar, SidecarError>> {
     let bytes = def.sidecar(db).as_ref()?;
-    Some(match std::str::from_utf8(bytes) {
+    Some(sidecar_of_bytes(bytes))
+}
+
+/// What [`parsed_sidecar`] makes of a `.lock`'s bytes (see [`tr_summary_of`]).
+pub fn sidecar_of_bytes(bytes: &[u8]) -> Result<Sidecar, SidecarError> {
+    match std::str::from_utf8(bytes) {
         Ok(text) => crate::soil::sidecar::parse(text),
         Err(e) => {
             let (line, column, message) = crate::text::invalid_utf8(bytes, &e);
@@ -89,7 +98,7 @@ pub fn sidecar_from_bytes(
                 message,
             })
         }
-    })
+    }
 }
 
 /// The sidecar if it exists and reads.

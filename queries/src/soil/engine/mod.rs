@@ -36,7 +36,7 @@ mod references;
 pub use decisions::decision_scopes;
 pub use files::{
     formal_hash_now, has_soil, lowered_soil_hash, parsed_sidecar, sidecar_from_bytes, sidecar_of,
-    spec_hashes, tr_summary, tr_summary_from_bytes,
+    sidecar_of_bytes, spec_hashes, tr_summary, tr_summary_from_bytes, tr_summary_of,
 };
 pub use inputs::{Definition, InputError, Project, external_key};
 pub use reasons::{Reason, flags, ladder};
