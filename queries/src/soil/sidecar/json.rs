@@ -4,31 +4,35 @@
 //! second value would silently win in most readers, and one of the two would be lost on
 //! the next write), and a nesting limit so that a hostile file cannot exhaust the stack.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Sidecars nest four levels deep; anything far deeper is not a sidecar.
 const MAX_DEPTH: usize = 64;
 
+/// A value with its position. Strings and keys without escapes borrow the text: a
+/// sidecar's tree is read once into the model and dropped, and copying every key and
+/// string into it was most of the allocations of a read.
 #[derive(Debug)]
-pub(super) struct Node {
+pub(super) struct Node<'t> {
     /// Byte offset of the value's first character.
     pub start: usize,
-    pub value: Value,
+    pub value: Value<'t>,
 }
 
 #[derive(Debug)]
-pub(super) enum Value {
+pub(super) enum Value<'t> {
     Null,
     Bool(bool),
     /// The literal as written, already checked against the JSON number grammar.
-    Number(String),
-    String(String),
-    Array(Vec<Node>),
+    Number(&'t str),
+    String(Cow<'t, str>),
+    Array(Vec<Node<'t>>),
     /// Members in file order.
-    Object(Vec<Member>),
+    Object(Vec<Member<'t>>),
 }
 
-impl Value {
+impl Value<'_> {
     /// How the value is named in "expected …, found …" messages.
     pub fn describe(&self) -> &'static str {
         match self {
@@ -43,10 +47,10 @@ impl Value {
 }
 
 #[derive(Debug)]
-pub(super) struct Member {
-    pub key: String,
+pub(super) struct Member<'t> {
+    pub key: Cow<'t, str>,
     pub key_start: usize,
-    pub value: Node,
+    pub value: Node<'t>,
 }
 
 /// One step of a JSON path.
@@ -97,7 +101,7 @@ pub(super) struct SyntaxError {
     pub message: String,
 }
 
-pub(super) fn parse(text: &str) -> Result<Node, SyntaxError> {
+pub(super) fn parse(text: &str) -> Result<Node<'_>, SyntaxError> {
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
@@ -117,10 +121,17 @@ struct Parser<'t> {
     text: &'t str,
     bytes: &'t [u8],
     pos: usize,
-    path: Vec<Seg>,
+    /// Where the reader is: keys borrowed like the tree's, made into [`Seg`]s only for an
+    /// error.
+    path: Vec<Step<'t>>,
 }
 
-impl Parser<'_> {
+enum Step<'t> {
+    Key(Cow<'t, str>),
+    Index(usize),
+}
+
+impl<'t> Parser<'t> {
     fn error(&self, message: impl Into<String>) -> SyntaxError {
         self.error_at(self.pos, message)
     }
@@ -128,7 +139,14 @@ impl Parser<'_> {
     fn error_at(&self, offset: usize, message: impl Into<String>) -> SyntaxError {
         SyntaxError {
             offset,
-            path: self.path.clone(),
+            path: self
+                .path
+                .iter()
+                .map(|step| match step {
+                    Step::Key(key) => Seg::Key(key.clone().into_owned()),
+                    Step::Index(i) => Seg::Index(*i),
+                })
+                .collect(),
             message: message.into(),
         }
     }
@@ -148,7 +166,7 @@ impl Parser<'_> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Node, SyntaxError> {
+    fn value(&mut self, depth: usize) -> Result<Node<'t>, SyntaxError> {
         let start = self.pos;
         let value = match self.bytes.get(self.pos) {
             Some(b'{') => self.object(depth)?,
@@ -170,10 +188,10 @@ impl Parser<'_> {
         Ok(depth + 1)
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value, SyntaxError> {
+    fn object(&mut self, depth: usize) -> Result<Value<'t>, SyntaxError> {
         let depth = self.enter(depth)?;
         self.pos += 1;
-        let mut members: Vec<Member> = Vec::new();
+        let mut members: Vec<Member<'t>> = Vec::new();
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b'}') {
             self.pos += 1;
@@ -191,8 +209,9 @@ impl Parser<'_> {
             let key_start = self.pos;
             let key = self.string()?;
             if members.iter().any(|m| m.key == key) {
-                self.path.push(Seg::Key(key.clone()));
-                let e = self.error_at(key_start, format!("duplicate key `{key}`"));
+                let e = format!("duplicate key `{key}`");
+                self.path.push(Step::Key(key));
+                let e = self.error_at(key_start, e);
                 return Err(e);
             }
             self.skip_ws();
@@ -203,9 +222,11 @@ impl Parser<'_> {
             }
             self.pos += 1;
             self.skip_ws();
-            self.path.push(Seg::Key(key.clone()));
+            self.path.push(Step::Key(key));
             let value = self.value(depth)?;
-            self.path.pop();
+            let Some(Step::Key(key)) = self.path.pop() else {
+                unreachable!("the key pushed above")
+            };
             members.push(Member {
                 key,
                 key_start,
@@ -224,7 +245,7 @@ impl Parser<'_> {
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value, SyntaxError> {
+    fn array(&mut self, depth: usize) -> Result<Value<'t>, SyntaxError> {
         let depth = self.enter(depth)?;
         self.pos += 1;
         let mut elements = Vec::new();
@@ -238,7 +259,7 @@ impl Parser<'_> {
             if self.bytes.get(self.pos) == Some(&b']') {
                 return Err(self.error("trailing comma before `]`"));
             }
-            self.path.push(Seg::Index(elements.len()));
+            self.path.push(Step::Index(elements.len()));
             let element = self.value(depth)?;
             self.path.pop();
             elements.push(element);
@@ -255,7 +276,7 @@ impl Parser<'_> {
         }
     }
 
-    fn literal(&mut self, word: &str, value: Value) -> Result<Value, SyntaxError> {
+    fn literal(&mut self, word: &str, value: Value<'t>) -> Result<Value<'t>, SyntaxError> {
         if self.text[self.pos..].starts_with(word) {
             self.pos += word.len();
             Ok(value)
@@ -264,7 +285,7 @@ impl Parser<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<Value, SyntaxError> {
+    fn number(&mut self) -> Result<Value<'t>, SyntaxError> {
         let start = self.pos;
         let digits = |p: &mut Self| {
             let from = p.pos;
@@ -298,14 +319,15 @@ impl Parser<'_> {
                 return Err(self.error("expected a digit in the exponent"));
             }
         }
-        Ok(Value::Number(self.text[start..self.pos].to_owned()))
+        Ok(Value::Number(&self.text[start..self.pos]))
     }
 
-    /// Reads a string starting at its opening quote.
-    fn string(&mut self) -> Result<String, SyntaxError> {
+    /// Reads a string starting at its opening quote: borrowed from the text unless it has
+    /// an escape.
+    fn string(&mut self) -> Result<Cow<'t, str>, SyntaxError> {
         let open = self.pos;
         self.pos += 1;
-        let mut out = String::new();
+        let mut out: Option<String> = None;
         let mut plain = self.pos;
         loop {
             let Some(&b) = self.bytes.get(self.pos) else {
@@ -313,13 +335,21 @@ impl Parser<'_> {
             };
             match b {
                 b'"' => {
-                    out.push_str(&self.text[plain..self.pos]);
+                    let text = self.text;
+                    let rest = &text[plain..self.pos];
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(match out {
+                        None => Cow::Borrowed(rest),
+                        Some(mut out) => {
+                            out.push_str(rest);
+                            Cow::Owned(out)
+                        }
+                    });
                 }
                 b'\\' => {
+                    let out = out.get_or_insert_with(String::new);
                     out.push_str(&self.text[plain..self.pos]);
-                    self.escape(&mut out)?;
+                    self.escape(out)?;
                     plain = self.pos;
                 }
                 0..=0x1f => {

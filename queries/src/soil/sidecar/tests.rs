@@ -895,6 +895,12 @@ fn syntax_errors_carry_the_path_being_read() {
         "duplicate key `holes`",
     );
 
+    // A key with an escape is named as it reads.
+    let text = mutate(GOLDEN, r#""holes": 0"#, r#""hol\u0065s": [0,]"#);
+    let e = error(&text);
+    assert_eq!(e.path, "checks.holes");
+    assert_eq!(e.message, "trailing comma before `]`");
+
     let text = mutate(GOLDEN, r#""basics#1""#, "\"basics\u{1}#1\"");
     check_error(&text, "tests[0].name", "\u{1}", "control character U+0001");
 

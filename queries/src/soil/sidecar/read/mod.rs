@@ -50,24 +50,65 @@ pub(super) fn sidecar(text: &str) -> Result<Sidecar, SidecarError> {
     })
 }
 
-fn problem(offset: usize, path: &[Seg], message: impl Into<String>) -> Problem {
+fn problem(offset: usize, path: &Path, message: impl Into<String>) -> Problem {
     Problem {
         offset,
-        path: path.to_vec(),
+        path: path.segs(),
         message: message.into(),
     }
 }
 
-fn child(path: &[Seg], key: &str) -> Vec<Seg> {
-    let mut p = path.to_vec();
-    p.push(Seg::Key(key.to_owned()));
-    p
+/// Where a reader is: a chain of steps up to the root, each on the stack of the reader
+/// that took it, made into [`Seg`]s only for a problem (a path built for every value read
+/// was more allocations than the sidecar itself).
+#[derive(Clone, Copy)]
+pub(super) struct Path<'p> {
+    up: Option<&'p Path<'p>>,
+    step: Option<Step<'p>>,
 }
 
-fn index(path: &[Seg], i: usize) -> Vec<Seg> {
-    let mut p = path.to_vec();
-    p.push(Seg::Index(i));
-    p
+#[derive(Clone, Copy)]
+enum Step<'p> {
+    Key(&'p str),
+    Index(usize),
+}
+
+impl<'p> Path<'p> {
+    const ROOT: Path<'static> = Path {
+        up: None,
+        step: None,
+    };
+
+    /// The path of this object's member `key`.
+    fn key<'q>(&'q self, key: &'q str) -> Path<'q> {
+        Path {
+            up: Some(self),
+            step: Some(Step::Key(key)),
+        }
+    }
+
+    /// The path of this array's element `i`.
+    fn index(&self, i: usize) -> Path<'_> {
+        Path {
+            up: Some(self),
+            step: Some(Step::Index(i)),
+        }
+    }
+
+    fn segs(&self) -> Vec<Seg> {
+        let mut out = Vec::new();
+        let mut at = Some(self);
+        while let Some(path) = at {
+            match path.step {
+                Some(Step::Key(key)) => out.push(Seg::Key(key.to_owned())),
+                Some(Step::Index(i)) => out.push(Seg::Index(i)),
+                None => {}
+            }
+            at = path.up;
+        }
+        out.reverse();
+        out
+    }
 }
 
 /// `a`, `a or b`, `a, b or c`.
@@ -79,7 +120,7 @@ fn one_of(words: &[&str]) -> String {
     }
 }
 
-fn mismatch(node: &Node, path: &[Seg], expected: &str) -> Problem {
+fn mismatch(node: &Node, path: &Path, expected: &str) -> Problem {
     problem(
         node.start,
         path,

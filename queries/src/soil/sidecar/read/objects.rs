@@ -1,7 +1,7 @@
 //! One reader per object of the sidecar format, from the top object down: which keys
 //! it has, which it may have for the entry's kind, and what each holds.
 
-use super::super::json::{Node, Seg, Value};
+use super::super::json::{Node, Value};
 use super::super::{
     AppliedDecision, Author, BlockAuthor, Checks, ClauseState, DefKind, Ffi, FfiTrust, LOCK_FORMAT,
     Lowering, LoweringDecisions, LoweringProvenance, NameHash, Oracle, Origin, Present,
@@ -11,7 +11,7 @@ use super::super::{
 use super::values::{
     Fields, array, boolean, count, hash, keyword, map, nonempty, nullable, string,
 };
-use super::{Read, child, mismatch, one_of, problem};
+use super::{Path, Read, mismatch, one_of, problem};
 
 const TOP_KEYS: &[&str] = &[
     "lock_format",
@@ -29,7 +29,7 @@ const TOP_KEYS: &[&str] = &[
 ];
 
 pub(super) fn top(root: &Node) -> Read<Sidecar> {
-    let path: &[Seg] = &[];
+    let path = &Path::ROOT;
     // A sidecar of another format may have any shape; say so before any key complaint.
     if let Value::Object(members) = &root.value
         && let Some(m) = members.iter().find(|m| m.key == "lock_format")
@@ -38,7 +38,7 @@ pub(super) fn top(root: &Node) -> Read<Sidecar> {
     {
         return Err(problem(
             m.value.start,
-            &child(path, "lock_format"),
+            &path.key("lock_format"),
             format!("unsupported lock_format {n}; this soil-lock reads lock_format {LOCK_FORMAT}"),
         ));
     }
@@ -82,18 +82,18 @@ pub(super) fn top(root: &Node) -> Read<Sidecar> {
     })
 }
 
-fn versions(node: &Node, path: &[Seg]) -> Read<Versions> {
+fn versions(node: &Node, path: &Path) -> Read<Versions> {
     let Value::Object(members) = &node.value else {
         return Err(mismatch(node, path, "an object of tool versions"));
     };
     members
         .iter()
         .map(|m| {
-            let p = child(path, &m.key);
+            let p = path.key(&m.key);
             if m.key.is_empty() {
                 return Err(problem(m.key_start, &p, "empty tool name"));
             }
-            Ok((m.key.clone(), string(&m.value, &p)?))
+            Ok((m.key.clone().into_owned(), string(&m.value, &p)?))
         })
         .collect::<Read<_>>()
         .map(Versions)
@@ -109,7 +109,7 @@ const SPEC_KEYS: &[&str] = &[
     "decisions",
 ];
 
-fn spec(node: &Node, path: &[Seg], kind: DefKind) -> Read<Spec> {
+fn spec(node: &Node, path: &Path, kind: DefKind) -> Read<Spec> {
     let f = Fields::new(node, path, SPEC_KEYS, "a spec object")?;
     if matches!(kind, DefKind::Function | DefKind::Type) {
         f.forbid(
@@ -130,7 +130,7 @@ fn spec(node: &Node, path: &[Seg], kind: DefKind) -> Read<Spec> {
     })
 }
 
-fn spec_hashes(node: &Node, path: &[Seg], kind: DefKind) -> Read<SpecHashes> {
+fn spec_hashes(node: &Node, path: &Path, kind: DefKind) -> Read<SpecHashes> {
     let f = Fields::new(
         node,
         path,
@@ -162,7 +162,7 @@ fn spec_hashes(node: &Node, path: &[Seg], kind: DefKind) -> Read<SpecHashes> {
     })
 }
 
-fn block_author(node: &Node, path: &[Seg]) -> Read<BlockAuthor> {
+fn block_author(node: &Node, path: &Path) -> Read<BlockAuthor> {
     let f = Fields::new(node, path, &["block", "author"], "a block object")?;
     Ok(BlockAuthor {
         block: f.req("block", nonempty)?,
@@ -180,7 +180,7 @@ const LOWERING_KEYS: &[&str] = &[
     "decisions",
 ];
 
-fn lowering(node: &Node, path: &[Seg]) -> Read<Lowering> {
+fn lowering(node: &Node, path: &Path) -> Read<Lowering> {
     let f = Fields::new(node, path, LOWERING_KEYS, "a lowering object or null")?;
     Ok(Lowering {
         soil_hash: f.req("soil_hash", hash)?,
@@ -193,7 +193,7 @@ fn lowering(node: &Node, path: &[Seg]) -> Read<Lowering> {
     })
 }
 
-fn name_hash(node: &Node, path: &[Seg]) -> Read<NameHash> {
+fn name_hash(node: &Node, path: &Path) -> Read<NameHash> {
     let f = Fields::new(node, path, &["name", "hash"], "a {name, hash} object")?;
     Ok(NameHash {
         name: f.req("name", nonempty)?,
@@ -201,7 +201,7 @@ fn name_hash(node: &Node, path: &[Seg]) -> Read<NameHash> {
     })
 }
 
-fn lowering_decisions(node: &Node, path: &[Seg]) -> Read<LoweringDecisions> {
+fn lowering_decisions(node: &Node, path: &Path) -> Read<LoweringDecisions> {
     let f = Fields::new(node, path, &["scope_hash", "applied"], "a decisions object")?;
     Ok(LoweringDecisions {
         scope_hash: f.req("scope_hash", hash)?,
@@ -209,24 +209,24 @@ fn lowering_decisions(node: &Node, path: &[Seg]) -> Read<LoweringDecisions> {
     })
 }
 
-fn applied_decision(node: &Node, path: &[Seg]) -> Read<AppliedDecision> {
+fn applied_decision(node: &Node, path: &Path) -> Read<AppliedDecision> {
     let Value::Object(members) = &node.value else {
         return Err(mismatch(node, path, "an object"));
     };
     members
         .iter()
         .map(|m| {
-            let p = child(path, &m.key);
+            let p = path.key(&m.key);
             let value = match &m.value.value {
                 Value::Null => Scalar::Null,
                 Value::Bool(b) => Scalar::Bool(*b),
-                Value::Number(n) => Scalar::Number(n.clone()),
-                Value::String(s) => Scalar::String(s.clone()),
+                Value::Number(n) => Scalar::Number((*n).to_owned()),
+                Value::String(s) => Scalar::String(s.clone().into_owned()),
                 Value::Array(_) | Value::Object(_) => {
                     return Err(mismatch(&m.value, &p, "a string, number, boolean or null"));
                 }
             };
-            Ok((m.key.clone(), value))
+            Ok((m.key.clone().into_owned(), value))
         })
         .collect::<Read<_>>()
         .map(AppliedDecision)
@@ -242,7 +242,7 @@ const CHECKS_KEYS: &[&str] = &[
     "holes",
 ];
 
-fn checks(node: &Node, path: &[Seg], kind: DefKind) -> Read<Checks> {
+fn checks(node: &Node, path: &Path, kind: DefKind) -> Read<Checks> {
     let f = Fields::new(node, path, CHECKS_KEYS, "a checks object")?;
     if kind == DefKind::Type {
         f.forbid("refinements", "type entries record `invariants` instead")?;
@@ -297,7 +297,7 @@ fn checks(node: &Node, path: &[Seg], kind: DefKind) -> Read<Checks> {
 
 const TEST_KEYS: &[&str] = &["name", "tier", "mode", "origin", "result"];
 
-fn test_row(node: &Node, path: &[Seg]) -> Read<TestRow> {
+fn test_row(node: &Node, path: &Path) -> Read<TestRow> {
     let f = Fields::new(node, path, TEST_KEYS, "a test object")?;
     Ok(TestRow {
         name: f.req("name", nonempty)?,
@@ -310,14 +310,14 @@ fn test_row(node: &Node, path: &[Seg]) -> Read<TestRow> {
 
 const ORACLE_KINDS: &[&str] = &["reference", "definition", "cli"];
 
-fn oracle(node: &Node, path: &[Seg]) -> Read<Oracle> {
+fn oracle(node: &Node, path: &Path) -> Read<Oracle> {
     let Value::Object(members) = &node.value else {
         return Err(mismatch(node, path, "an oracle object"));
     };
     let Some(kind) = members.iter().find(|m| m.key == "kind") else {
         return Err(problem(node.start, path, "missing key `kind`"));
     };
-    let kind_path = child(path, "kind");
+    let kind_path = path.key("kind");
     let kind_name = string(&kind.value, &kind_path)?;
     match kind_name.as_str() {
         "reference" => {
@@ -358,7 +358,7 @@ fn oracle(node: &Node, path: &[Seg]) -> Read<Oracle> {
     }
 }
 
-fn ffi(node: &Node, path: &[Seg]) -> Read<Ffi> {
+fn ffi(node: &Node, path: &Path) -> Read<Ffi> {
     let keys = &["trust", "symbol", "symbol_hash", "package"];
     let f = Fields::new(node, path, keys, "an ffi object")?;
     Ok(Ffi {

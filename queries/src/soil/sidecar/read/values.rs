@@ -3,22 +3,22 @@
 //! arrays and maps. Each reports what it cannot read as a `Problem` with an offset and a
 //! key path.
 
-use super::super::json::{Member, Node, Seg, Value};
+use super::super::json::{Member, Node, Value};
 use super::super::{MAX_HASH_HEX_DIGITS, MIN_HASH_HEX_DIGITS, is_hash};
-use super::{Keyword, Read, child, index, mismatch, one_of, problem};
+use super::{Keyword, Path, Read, mismatch, one_of, problem};
 use std::collections::BTreeMap;
 
 /// An object's members, checked against the keys it may have.
 pub(super) struct Fields<'a> {
-    members: &'a [Member],
+    members: &'a [Member<'a>],
     start: usize,
-    path: &'a [Seg],
+    path: &'a Path<'a>,
 }
 
 impl<'a> Fields<'a> {
     pub(super) fn new(
         node: &'a Node,
-        path: &'a [Seg],
+        path: &'a Path<'a>,
         allowed: &[&str],
         what: &str,
     ) -> Read<Fields<'a>> {
@@ -26,10 +26,10 @@ impl<'a> Fields<'a> {
             return Err(mismatch(node, path, what));
         };
         for m in members {
-            if !allowed.contains(&m.key.as_str()) {
+            if !allowed.contains(&&*m.key) {
                 return Err(problem(
                     m.key_start,
-                    &child(path, &m.key),
+                    &path.key(&m.key),
                     format!(
                         "unknown key `{}`; expected {}",
                         m.key.escape_debug(),
@@ -45,33 +45,33 @@ impl<'a> Fields<'a> {
         })
     }
 
-    fn member(&self, key: &str) -> Option<&'a Member> {
+    fn member(&self, key: &str) -> Option<&'a Member<'a>> {
         self.members.iter().find(|m| m.key == key)
     }
 
-    fn get(&self, key: &str) -> Option<&'a Node> {
+    fn get(&self, key: &str) -> Option<&'a Node<'a>> {
         self.member(key).map(|m| &m.value)
     }
 
-    fn required(&self, key: &str) -> Read<&'a Node> {
+    fn required(&self, key: &str) -> Read<&'a Node<'a>> {
         self.get(key)
             .ok_or_else(|| problem(self.start, self.path, format!("missing key `{key}`")))
     }
 
     /// Reads a required key with `read`, which receives the key's path.
-    pub(super) fn req<T>(&self, key: &str, read: impl FnOnce(&Node, &[Seg]) -> Read<T>) -> Read<T> {
+    pub(super) fn req<T>(&self, key: &str, read: impl FnOnce(&Node, &Path) -> Read<T>) -> Read<T> {
         let node = self.required(key)?;
-        read(node, &child(self.path, key))
+        read(node, &self.path.key(key))
     }
 
     /// Reads an optional key: `None` when absent.
     pub(super) fn opt<T>(
         &self,
         key: &str,
-        read: impl FnOnce(&Node, &[Seg]) -> Read<T>,
+        read: impl FnOnce(&Node, &Path) -> Read<T>,
     ) -> Read<Option<T>> {
         self.get(key)
-            .map(|node| read(node, &child(self.path, key)))
+            .map(|node| read(node, &self.path.key(key)))
             .transpose()
     }
 
@@ -80,7 +80,7 @@ impl<'a> Fields<'a> {
         match self.member(key) {
             Some(m) => Err(problem(
                 m.key_start,
-                &child(self.path, key),
+                &self.path.key(key),
                 format!("unexpected key `{key}`: {why}"),
             )),
             None => Ok(()),
@@ -88,14 +88,14 @@ impl<'a> Fields<'a> {
     }
 }
 
-pub(super) fn string(node: &Node, path: &[Seg]) -> Read<String> {
+pub(super) fn string(node: &Node, path: &Path) -> Read<String> {
     match &node.value {
-        Value::String(s) => Ok(s.clone()),
+        Value::String(s) => Ok(s.clone().into_owned()),
         _ => Err(mismatch(node, path, "a string")),
     }
 }
 
-pub(super) fn nonempty(node: &Node, path: &[Seg]) -> Read<String> {
+pub(super) fn nonempty(node: &Node, path: &Path) -> Read<String> {
     let s = string(node, path)?;
     if s.is_empty() {
         return Err(problem(node.start, path, "expected a non-empty string"));
@@ -103,7 +103,7 @@ pub(super) fn nonempty(node: &Node, path: &[Seg]) -> Read<String> {
     Ok(s)
 }
 
-pub(super) fn hash(node: &Node, path: &[Seg]) -> Read<String> {
+pub(super) fn hash(node: &Node, path: &Path) -> Read<String> {
     let s = string(node, path)?;
     if !is_hash(&s) {
         return Err(problem(
@@ -119,14 +119,14 @@ pub(super) fn hash(node: &Node, path: &[Seg]) -> Read<String> {
     Ok(s)
 }
 
-pub(super) fn boolean(node: &Node, path: &[Seg]) -> Read<bool> {
+pub(super) fn boolean(node: &Node, path: &Path) -> Read<bool> {
     match node.value {
         Value::Bool(b) => Ok(b),
         _ => Err(mismatch(node, path, "`true` or `false`")),
     }
 }
 
-pub(super) fn count(node: &Node, path: &[Seg]) -> Read<u32> {
+pub(super) fn count(node: &Node, path: &Path) -> Read<u32> {
     match &node.value {
         Value::Number(n) => n.parse::<u32>().map_err(|_| {
             problem(
@@ -139,7 +139,7 @@ pub(super) fn count(node: &Node, path: &[Seg]) -> Read<u32> {
     }
 }
 
-pub(super) fn keyword<K: Keyword>(node: &Node, path: &[Seg]) -> Read<K> {
+pub(super) fn keyword<K: Keyword>(node: &Node, path: &Path) -> Read<K> {
     let spellings = K::spellings();
     let Value::String(s) = &node.value else {
         return Err(mismatch(
@@ -164,8 +164,8 @@ pub(super) fn keyword<K: Keyword>(node: &Node, path: &[Seg]) -> Read<K> {
 
 /// `null` as `None`, anything else through `read`.
 pub(super) fn nullable<T>(
-    read: impl FnOnce(&Node, &[Seg]) -> Read<T>,
-) -> impl FnOnce(&Node, &[Seg]) -> Read<Option<T>> {
+    read: impl FnOnce(&Node, &Path) -> Read<T>,
+) -> impl FnOnce(&Node, &Path) -> Read<Option<T>> {
     move |node, path| match node.value {
         Value::Null => Ok(None),
         _ => read(node, path).map(Some),
@@ -174,8 +174,8 @@ pub(super) fn nullable<T>(
 
 pub(super) fn array<T>(
     node: &Node,
-    path: &[Seg],
-    read: impl Fn(&Node, &[Seg]) -> Read<T>,
+    path: &Path,
+    read: impl Fn(&Node, &Path) -> Read<T>,
 ) -> Read<Vec<T>> {
     let Value::Array(elements) = &node.value else {
         return Err(mismatch(node, path, "an array"));
@@ -183,27 +183,27 @@ pub(super) fn array<T>(
     elements
         .iter()
         .enumerate()
-        .map(|(i, e)| read(e, &index(path, i)))
+        .map(|(i, e)| read(e, &path.index(i)))
         .collect()
 }
 
 /// An object used as a map; keys are unique already (the JSON reader refuses duplicates).
 pub(super) fn map<T>(
     node: &Node,
-    path: &[Seg],
+    path: &Path,
     what: &str,
-    read: impl Fn(&Node, &[Seg]) -> Read<T>,
+    read: impl Fn(&Node, &Path) -> Read<T>,
 ) -> Read<BTreeMap<String, T>> {
     let Value::Object(members) = &node.value else {
         return Err(mismatch(node, path, what));
     };
     let mut out = BTreeMap::new();
     for m in members {
-        let p = child(path, &m.key);
+        let p = path.key(&m.key);
         if m.key.is_empty() {
             return Err(problem(m.key_start, &p, "empty key"));
         }
-        out.insert(m.key.clone(), read(&m.value, &p)?);
+        out.insert(m.key.clone().into_owned(), read(&m.value, &p)?);
     }
     Ok(out)
 }
