@@ -510,12 +510,15 @@ fn take_in_definitions(
         })
         .collect();
     let plan = remote.map(|r| remote::prefetch(r, &mut contents));
-    if derive && remote.is_some() {
-        contents.par_iter_mut().for_each(|files| {
-            parsed.fetch_add(parse_read(files), Relaxed);
-        });
+    if derive {
+        if remote.is_some() {
+            contents.par_iter_mut().for_each(|files| {
+                parsed.fetch_add(parse_read(files), Relaxed);
+            });
+        }
+        // A session's files are parsed later, by the engine's queries.
+        crate::logging::count("files parsed", || parsed.load(Relaxed));
     }
-    crate::logging::count("files parsed", || parsed.load(Relaxed));
     let mut seen = Vec::with_capacity(contents.len());
     let defs = contents
         .into_iter()

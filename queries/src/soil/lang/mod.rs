@@ -28,7 +28,7 @@ pub struct SyntaxError {
 
 /// The hash forms of the definitions in a `.soil` file named `file_name`.
 pub fn hash_forms(src: &str, file_name: &str) -> Result<Vec<hash_form::HashForm>, SyntaxError> {
-    Ok(hash_form::hash_forms(&parse::parse_file(src, file_name)?))
+    Ok(hash_form::hash_forms(parse::parse_file(src, file_name)?))
 }
 #[cfg(test)]
 mod tests;

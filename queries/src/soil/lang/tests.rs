@@ -28,7 +28,7 @@ fn error(src: &str, file: &str) -> (String, u32, u32) {
 }
 
 fn form(src: &str) -> super::hash_form::HashForm {
-    hash_form(&parse(src).defs[0])
+    hash_form(parse(src).defs.swap_remove(0))
 }
 
 #[test]
