@@ -17,6 +17,6 @@ fuzz_target!(|input: (bool, &str)| {
             let reparsed = parse::parse_file(&printed, name).expect("the printer's output parses");
             assert_eq!(print::print_file(&reparsed), printed);
         }
-        let _ = hash_form::hash_forms(&file);
+        let _ = hash_form::hash_forms(file);
     }
 });
