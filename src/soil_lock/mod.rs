@@ -197,12 +197,19 @@ fn warm(root: &Root, quiet: bool) {
     // The one root-wide query on its own first, its inputs (each definition's `.soil`
     // parsed and resolved) prepared in parallel: the per-definition work below then
     // never waits on it.
-    root.defs
-        .par_iter()
-        .for_each_with(root.db.clone(), |db, &def| {
-            soil_hash::prepared(db, def);
-        });
-    soil_hash::computed_soil_hashes(&root.db);
+    {
+        let _phase = crate::logging::phase("  prepare the Soil hashes");
+        root.defs
+            .par_iter()
+            .for_each_with(root.db.clone(), |db, &def| {
+                soil_hash::prepared(db, def);
+            });
+    }
+    {
+        let _phase = crate::logging::phase("  hash the root's Soil (one query)");
+        soil_hash::computed_soil_hashes(&root.db);
+    }
+    let _phase = crate::logging::phase("  flags and ladders per definition");
     root.defs
         .par_iter()
         .for_each_with(root.db.clone(), |db, &def| {
