@@ -188,35 +188,29 @@ impl<'a, W: Write> Checksummed<'a, W> {
         }
     }
 
-    /// Checksums and writes `bytes`.
-    fn pass(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.crc.update(bytes);
-        self.out.write_all(bytes).inspect_err(|e| {
+    /// Checksums and writes what is gathered.
+    fn write_block(&mut self) -> io::Result<()> {
+        self.crc.update(&self.block);
+        let written = self.out.write_all(&self.block);
+        self.block.clear();
+        written.inspect_err(|e| {
             self.failed
                 .get_or_insert_with(|| io::Error::new(e.kind(), e.to_string()));
         })
     }
 
-    /// Writes out what is gathered; the CRC of everything written so far.
+    /// Writes out what is gathered; the CRC of everything written.
     fn finish(mut self) -> io::Result<u32> {
-        let block = std::mem::take(&mut self.block);
-        self.pass(&block)?;
+        self.write_block()?;
         Ok(self.crc.finalize())
     }
 }
 
 impl<W: Write> Write for Checksummed<'_, W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.block.len() + buf.len() > Self::BLOCK {
-            let block = std::mem::take(&mut self.block);
-            self.pass(&block)?;
-            self.block = block;
-            self.block.clear();
-        }
-        if buf.len() >= Self::BLOCK {
-            self.pass(buf)?;
-        } else {
-            self.block.extend_from_slice(buf);
+        self.block.extend_from_slice(buf);
+        if self.block.len() >= Self::BLOCK {
+            self.write_block()?;
         }
         Ok(buf.len())
     }

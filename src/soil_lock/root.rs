@@ -441,8 +441,8 @@ fn list(dir: &Path, stat: bool) -> Result<walk::Walked, Failure> {
 
 /// The definitions the walk listed, as inputs. With a cache, each file the cache vouches
 /// for goes in as its kept value instead of its bytes; the second list says, per
-/// definition, how its `.tr` and `.lock` were taken in (all [`Seen::Absent`] without a
-/// cache: then nothing is looked up, and nothing is statted that the walk did not). With
+/// definition, how its `.tr`, `.lock` and `.soil` were taken in (what saving the cache
+/// needs; without a cache nothing is looked up, and each file is statted as it is opened). With
 /// `remote`, the files read from disk are looked up there first ([`remote::prefetch`]).
 /// With `derive`, what is still bytes after that goes in as what the engine makes of it.
 fn take_in_definitions(
@@ -453,7 +453,6 @@ fn take_in_definitions(
     remote: Option<&Remote>,
     derive: bool,
 ) -> Result<TakenIn, Failure> {
-    let use_cache = cache.is_some();
     let with_entries: Vec<(walk::Listed, Option<Cached>)> = match cache {
         Some(cache) => listed
             .into_iter()
@@ -473,27 +472,14 @@ fn take_in_definitions(
                 None => (None, None, None, 0),
             };
             let file = |ext| dir.join(format!("{}.{ext}", listed.stem));
-            let (tr, tr_seen) = take(
-                file("tr"),
-                listed.tr,
-                tr_kept,
-                written,
-                use_cache,
-                unread_tr,
-            );
-            let (lock, lock_seen) = take(
-                file("lock"),
-                listed.lock,
-                lock_kept,
-                written,
-                use_cache,
-                unread_lock,
-            );
+            let (tr, tr_seen) = take(file("tr"), listed.tr, tr_kept, written, unread_tr);
+            let (lock, lock_seen) =
+                take(file("lock"), listed.lock, lock_kept, written, unread_lock);
             // A `.soil` is looked for only where the walk saw one; its hash forms have no
             // error to carry, so an unreadable one is absent (with a warning).
             let (soil, soil_seen) = match listed.soil {
                 walk::File::Absent => (Taken::Absent, Seen::Absent),
-                found => take(file("soil"), found, soil_kept, written, use_cache, |_| None),
+                found => take(file("soil"), found, soil_kept, written, |_| None),
             };
             let mut files = Files {
                 stem: listed.stem,
@@ -569,7 +555,7 @@ fn read_private(dir: &Path, module: &str) -> Option<Vec<u8>> {
     read_if_present(&file)
 }
 
-/// One file of a definition: through the cache, or simply read. A file the walk did not
+/// One file of a definition: its kept value if the cache vouches for it, else read. A file the walk did not
 /// list as a regular file is still looked for (a symlinked spec beside a real sidecar is
 /// read through the link). A file deleted since the walk is absent, as if deleted before
 /// it; one that cannot be read (replaced by a directory, no permission) goes in as what
@@ -581,22 +567,13 @@ fn take<T>(
     listed: walk::File,
     kept: Option<(Stat, T)>,
     written_ns: i128,
-    use_cache: bool,
     unread: fn(String) -> Option<T>,
 ) -> (Taken<T>, Seen) {
-    let taken = if use_cache {
-        let stat = match listed {
-            walk::File::Present(stat) => stat,
-            walk::File::Absent => None,
-        };
-        cache::take_in(&path, stat, kept, written_ns)
-    } else {
-        match crate::statcache::read_with_stat(&path, None) {
-            Ok((b, _)) => Ok((Taken::Bytes(b), Seen::Absent)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Taken::Absent, Seen::Absent)),
-            Err(e) => Err(e),
-        }
+    let stat = match listed {
+        walk::File::Present(stat) => stat,
+        walk::File::Absent => None,
     };
+    let taken = cache::take_in(&path, stat, kept, written_ns);
     // Not seen: nothing about the file is kept, so the next run reads it again.
     taken.unwrap_or_else(|e| match unread(crate::fsutil::why_unread(&e)) {
         Some(value) => (Taken::Known(value), Seen::Absent),
