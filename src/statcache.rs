@@ -166,8 +166,8 @@ const OLDER_MAGIC: &[u8; 4] = b"LGC1";
 
 /// A writer that keeps the CRC-32 of what goes through it. postcard writes a value a field
 /// at a time, most of them a few bytes, so what comes in is gathered into blocks: the
-/// checksum and the writer below take a block at a time (per field, they were a tenth of
-/// a cold soil-lock run).
+/// checksum and the writer below take a block at a time (taken per field, a cold
+/// soil-lock run at 50k definitions was 1.07× slower).
 struct Checksummed<'a, W: Write> {
     out: &'a mut W,
     crc: crc32fast::Hasher,

@@ -61,8 +61,8 @@ pub fn hash_forms(file: SoilFile) -> Vec<HashForm> {
 }
 
 /// The hash form of `def`, which is renamed in place (its binders numbered) and printed:
-/// taken by value, as the parse is not needed after (a copy was a third of the
-/// allocations of hashing a small `.soil`).
+/// taken by value, as the parse is not needed after (a copy was 16 of the 73 allocations
+/// of hashing a small `.soil`).
 pub fn hash_form(mut def: Def) -> HashForm {
     let mut walk = Walk {
         next: 0,
