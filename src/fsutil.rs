@@ -11,6 +11,12 @@ use std::path::{Component, Path, PathBuf};
 /// wait for a writer) and checked on the open descriptor, so a file swapped between a
 /// check and the open cannot slip through; a regular file reads the same either way.
 pub fn open_regular(path: &Path) -> io::Result<File> {
+    open_regular_stat(path).map(|(file, _)| file)
+}
+
+/// [`open_regular`], with the metadata it checked the open file by: a reader that wants
+/// the size or the stat has it without asking again.
+pub fn open_regular_stat(path: &Path) -> io::Result<(File, fs::Metadata)> {
     #[cfg(unix)]
     let file = {
         use std::os::unix::fs::OpenOptionsExt;
@@ -21,11 +27,11 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     };
     #[cfg(not(unix))]
     let file = File::open(path)?;
-    let kind = file.metadata()?.file_type();
-    if kind.is_file() {
-        Ok(file)
+    let meta = file.metadata()?;
+    if meta.file_type().is_file() {
+        Ok((file, meta))
     } else {
-        Err(not_regular(&kind))
+        Err(not_regular(&meta.file_type()))
     }
 }
 
@@ -78,9 +84,18 @@ pub fn kind_name(kind: &fs::FileType) -> &'static str {
 /// The whole content of the regular file at `path` ([`open_regular`]), read until the
 /// end: a short read is not taken for the end of the file.
 pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
-    let mut file = open_regular(path)?;
-    let mut bytes = Vec::new();
-    io::Read::read_to_end(&mut file, &mut bytes)?;
+    let (file, meta) = open_regular_stat(path)?;
+    read_sized(file, meta.len())
+}
+
+/// The rest of `file`, whose size was `len` when it was statted: the buffer is sized
+/// from it (a byte more, so the read that finds the end needs no growth), and the file
+/// is not asked its size again (std's `read_to_end` on a file does, with two more system
+/// calls). A file that grew since is read on to its end; one that shrank gives what it
+/// holds.
+pub fn read_sized(mut file: File, len: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    io::Read::read_to_end(&mut io::Read::take(&mut file, u64::MAX), &mut bytes)?;
     Ok(bytes)
 }
 

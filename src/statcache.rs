@@ -235,20 +235,12 @@ pub enum Loaded<T> {
 }
 
 /// The bytes of the regular file at `path` and its stat: `stat` if the caller took one (the
-/// walk's), else the open file's, so a file read for a cache is statted once either way.
-/// The buffer is sized from the stat (a byte more, so the read that finds the end needs no
-/// growth), and read without asking the file its size again (std's `read_to_end` on a file
-/// does, with two more system calls); a file that grew since is read on to its end, one
-/// that shrank gives what it holds.
+/// walk's), else the one the open file was checked by, so a file read for a cache is
+/// statted once either way ([`crate::fsutil::read_sized`]).
 pub fn read_with_stat(path: &Path, stat: Option<Stat>) -> io::Result<(Vec<u8>, Stat)> {
-    let mut file = crate::fsutil::open_regular(path)?;
-    let stat = match stat {
-        Some(stat) => stat,
-        None => Stat::of(&file.metadata()?),
-    };
-    let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0) + 1);
-    io::Read::read_to_end(&mut io::Read::take(&mut file, u64::MAX), &mut bytes)?;
-    Ok((bytes, stat))
+    let (file, meta) = crate::fsutil::open_regular_stat(path)?;
+    let stat = stat.unwrap_or_else(|| Stat::of(&meta));
+    Ok((crate::fsutil::read_sized(file, stat.size)?, stat))
 }
 
 /// Reads `dir/name`: [`MAGIC`], then postcard of the engine key (a string) followed by a

@@ -182,6 +182,42 @@ fn human_output_shows_the_source_line_and_a_caret() {
     assert!(text.contains("BLOCKING"), "{text}");
 }
 
+/// Files are drawn side by side a window at a time: across several windows, the human
+/// output names every finding, in the JSON report's order, at the JSON report's place.
+#[test]
+fn human_output_keeps_path_order_across_windows_of_files() {
+    let tree = Tree::copy_of("copy");
+    for i in 0..1_100 {
+        let padding = "Věta bez chyby.\n\n".repeat(i % 7);
+        tree.write(
+            &format!("content/talks/many/{i:04}.md"),
+            &format!("# Soubor {i}\n\n{padding}Jdu v lese číslo {i}.\n"),
+        );
+    }
+    let (_, report) = audit_json(&tree, &[]);
+    let want: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{}:{}",
+                f["relativePath"].as_str().unwrap(),
+                f["line"],
+                f["column"]
+            )
+        })
+        .collect();
+    assert!(want.len() > 1_100, "{}", want.len());
+    let out = tree.copy_audit().output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+        .collect();
+    assert_eq!(got, want);
+}
+
 #[test]
 fn list_unsegmented_names_missing_and_stale_files() {
     let tree = Tree::copy_of("copy");

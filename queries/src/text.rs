@@ -94,14 +94,16 @@ impl LineIndex {
     }
 
     /// Byte range of line `line` (1-based) without its line terminator (`\n` or `\r\n`).
-    pub fn line_range(&self, text: &str, line: u32) -> Option<std::ops::Range<usize>> {
+    /// `text` may be the bytes the index was built from, not yet checked as UTF-8.
+    pub fn line_range(&self, text: impl AsRef<[u8]>, line: u32) -> Option<std::ops::Range<usize>> {
+        let text = text.as_ref();
         let i = line.checked_sub(1)? as usize;
         let start = *self.starts.get(i)? as usize;
         let mut end = self
             .starts
             .get(i + 1)
             .map_or(self.len as usize, |&s| s as usize - 1);
-        if end > start && text.as_bytes()[end - 1] == b'\r' {
+        if end > start && text[end - 1] == b'\r' {
             end -= 1;
         }
         Some(start..end)

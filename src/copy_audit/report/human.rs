@@ -1,97 +1,132 @@
 //! Human output: each file's errors and findings, a finding drawn on its source line with
 //! a caret, then the summary.
 
-use super::super::session::Audit;
+use super::super::session::{Audit, Audited};
 use super::super::workspace::Workspace;
 use super::json::AuditReport;
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use lockgraph_queries::copy::engine::Finding;
 use lockgraph_queries::copy::rules::Severity;
 use lockgraph_queries::text::LineIndex;
+use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 
+/// Files rendered side by side before their text is written, in path order: each file
+/// with findings is read again and drawn, which serially was 80% of a warm run on the
+/// real 20k tree (docs/performance.md, "What each fast mechanism buys", output).
+const WINDOW_FILES: usize = 512;
+
 pub(super) fn print_human(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
-    let renderer = if std::io::stdout().is_terminal() {
+    let terminal = std::io::stdout().is_terminal();
+    let renderer = if terminal {
         Renderer::styled()
     } else {
         Renderer::plain()
     };
-    let mut out = std::io::stdout().lock();
-    for audited in audit.files() {
-        let (path, report) = (&audited.path, &audited.report);
-        if let Some(e) = &report.error {
-            let at = e
-                .line_col
-                .map(|lc| format!(":{}:{}", lc.line, lc.column))
-                .unwrap_or_default();
-            writeln!(out, "error: {path}{at}: {}", e.message)
-                .unwrap_or_else(|e| crate::output::failed(&e));
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut write = |window: &mut Vec<&Audited>| -> std::io::Result<()> {
+        let rendered: Vec<Vec<u8>> = window
+            .par_iter()
+            .map(|audited| render_file(ws, &renderer, audited))
+            .collect();
+        window.clear();
+        for text in &rendered {
+            out.write_all(text)?;
         }
-        if report.findings.is_empty() {
-            continue;
-        }
-        if !report.state.has_usable_spans() {
-            writeln!(
-                out,
-                "note: {path}: no fresh lockfile entry; its findings use provisional \
-                 structural spans (segment it: copy-audit segment {path})"
-            )
-            .unwrap_or_else(|e| crate::output::failed(&e));
-        }
-        // Only files with findings are read again, and only for human output.
-        let text = ws.read_text(path).unwrap_or_default();
-        let index = LineIndex::new(&text);
-        for f in report.findings.iter() {
-            writeln!(
-                out,
-                "{}",
-                render_finding(&renderer, path, &text, &index, &f)
-            )
-            .unwrap_or_else(|e| crate::output::failed(&e));
-        }
-    }
-    writeln!(out, "{}", summary_text(summary)).unwrap_or_else(|e| crate::output::failed(&e));
+        // A reader at a terminal sees each window as it is drawn.
+        if terminal { out.flush() } else { Ok(()) }
+    };
+    let mut window = Vec::with_capacity(WINDOW_FILES);
+    let printed = audit
+        .files()
+        .try_for_each(|audited| {
+            window.push(audited);
+            match window.len() == WINDOW_FILES {
+                true => write(&mut window),
+                false => Ok(()),
+            }
+        })
+        .and_then(|()| write(&mut window))
+        .and_then(|()| writeln!(out, "{}", summary_text(summary)))
+        .and_then(|()| out.flush());
+    printed.unwrap_or_else(|e| crate::output::failed(&e));
 }
 
-fn render_finding(
-    renderer: &Renderer,
-    path: &str,
-    text: &str,
-    index: &LineIndex,
-    f: &Finding,
-) -> String {
+/// One file's part of the human output: its error, then its findings drawn on its lines.
+fn render_file(ws: &Workspace, renderer: &Renderer, audited: &Audited) -> Vec<u8> {
+    let (path, report) = (&audited.path, &audited.report);
+    let mut out = Vec::new();
+    if let Some(e) = &report.error {
+        let at = e
+            .line_col
+            .map(|lc| format!(":{}:{}", lc.line, lc.column))
+            .unwrap_or_default();
+        writeln!(out, "error: {path}{at}: {}", e.message).expect("writing to memory");
+    }
+    if report.findings.is_empty() {
+        return out;
+    }
+    if !report.state.has_usable_spans() {
+        writeln!(
+            out,
+            "note: {path}: no fresh lockfile entry; its findings use provisional \
+             structural spans (segment it: copy-audit segment {path})"
+        )
+        .expect("writing to memory");
+    }
+    // Only files with findings are read again, and only for human output; of the file,
+    // only the lines with findings are taken as text.
+    let bytes = crate::fsutil::read_regular(&ws.root.join(path)).unwrap_or_default();
+    let index = LineIndex::of_bytes(&bytes);
+    for f in report.findings.iter() {
+        // A file changed since it was audited may no longer have the line, or the line
+        // may no longer be text: the finding is drawn on an empty line.
+        let (line, at) = index
+            .line_range(&bytes, f.line)
+            .and_then(|line| {
+                let at = f.offset.clamp(line.start, line.end) - line.start;
+                let text = std::str::from_utf8(&bytes[line]).ok()?;
+                text.is_char_boundary(at).then_some((text, at))
+            })
+            .unwrap_or(("", 0));
+        writeln!(out, "{}", render_finding(renderer, path, line, at, &f))
+            .expect("writing to memory");
+    }
+    out
+}
+
+/// `f` drawn on `line`, its source line's text, where it is at byte `at`.
+fn render_finding(renderer: &Renderer, path: &str, line: &str, at: usize, f: &Finding) -> String {
     let level = match f.severity {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
         Severity::Info => Level::INFO,
     };
-    let line = index.line_range(text, f.line).unwrap_or(0..0);
-    let offset = f.offset.clamp(line.start, line.end);
-    let shown = window(text, line.clone(), offset);
-    let source = &text[shown.clone()];
-    let at = offset - shown.start;
-    let width = source[at..].chars().next().map_or(0, char::len_utf8);
+    let shown = window(line, at);
+    let source = &line[shown.clone()];
+    let at_shown = at - shown.start;
+    let width = source[at_shown..].chars().next().map_or(0, char::len_utf8);
     let mut group = level.primary_title(&*f.message).id(&*f.rule_id).element(
         Snippet::source(source)
             .line_start(f.line as usize)
             .path(path)
-            .annotation(AnnotationKind::Primary.span(at..at + width)),
+            .annotation(AnnotationKind::Primary.span(at_shown..at_shown + width)),
     );
     if let Some(fix) = &f.fix {
         group =
             group.element(Level::HELP.message(format!("fix: replace with {:?}", fix.replacement)));
     }
     let rendered = renderer.render(&[group]);
-    if shown.start == line.start {
+    if shown.start == 0 {
         return rendered;
     }
     // The header's column is the renderer's own count of characters before the finding,
     // which it took from the window's start: put the line's back. The header comes
     // before the source line, so its text is the first occurrence.
-    let column = |from: usize| text[from..offset].chars().count() + 1;
+    let column = |from: usize| line[from..at].chars().count() + 1;
     rendered.replacen(
         &format!("{path}:{}:{}", f.line, column(shown.start)),
-        &format!("{path}:{}:{}", f.line, column(line.start)),
+        &format!("{path}:{}:{}", f.line, column(0)),
         1,
     )
 }
@@ -100,19 +135,19 @@ fn render_finding(
 /// the renderer cuts the line (with `...`) where it would have cut the whole line.
 const WINDOW_CHARS: usize = 200;
 
-/// The part of `line` (byte range of `text`) handed to the renderer for a finding at byte
-/// `at`. The renderer measures the whole source it is given, so a long line given whole
-/// made printing quadratic: 3 million findings on one 20 MB line never finished.
-fn window(text: &str, line: std::ops::Range<usize>, at: usize) -> std::ops::Range<usize> {
-    let before = text[line.start..at]
+/// The part of `line` handed to the renderer for a finding at byte `at`. The renderer
+/// measures the whole source it is given, so a long line given whole made printing
+/// quadratic: 3 million findings on one 20 MB line never finished.
+fn window(line: &str, at: usize) -> std::ops::Range<usize> {
+    let before = line[..at]
         .char_indices()
         .rev()
         .nth(WINDOW_CHARS - 1)
-        .map_or(line.start, |(i, _)| line.start + i);
-    let after = text[at..line.end]
+        .map_or(0, |(i, _)| i);
+    let after = line[at..]
         .char_indices()
         .nth(WINDOW_CHARS)
-        .map_or(line.end, |(i, _)| at + i);
+        .map_or(line.len(), |(i, _)| at + i);
     before..after
 }
 
@@ -216,8 +251,10 @@ mod tests {
             if f.line != 3 {
                 continue;
             }
+            let line = index.line_range(&text, f.line).unwrap();
+            let at = f.offset - line.start;
             assert_eq!(
-                render_finding(&renderer, "a.md", &text, &index, &f),
+                render_finding(&renderer, "a.md", &text[line], at, &f),
                 whole(&f),
                 "at byte {offset}"
             );

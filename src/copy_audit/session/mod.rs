@@ -11,9 +11,7 @@ mod remote;
 mod scan;
 mod setup;
 
-pub use audited::Audit;
-#[cfg(test)]
-pub use audited::Audited;
+pub use audited::{Audit, Audited};
 pub use live::{Delta, Session, rel_of};
 pub use pass::audit;
 pub(crate) use scan::{Scanned, scan_one};
