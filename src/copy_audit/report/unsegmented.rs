@@ -28,14 +28,19 @@ pub fn print_unsegmented(report: &UnsegmentedReport, format: OutputFormat) {
     if format == OutputFormat::Json {
         return print_json(report);
     }
-    let mut out = std::io::stdout().lock();
-    for u in &report.unsegmented {
-        writeln!(out, "{:<8} {}", u.reason, u.path).unwrap_or_else(|e| crate::output::failed(&e));
-    }
-    writeln!(
-        out,
-        "{} of {} files need segmentation",
-        report.unsegmented_count, report.total_files
-    )
-    .unwrap_or_else(|e| crate::output::failed(&e));
+    // One buffer, not standard output's line buffer (a write per line).
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    report
+        .unsegmented
+        .iter()
+        .try_for_each(|u| writeln!(out, "{:<8} {}", u.reason, u.path))
+        .and_then(|()| {
+            writeln!(
+                out,
+                "{} of {} files need segmentation",
+                report.unsegmented_count, report.total_files
+            )
+        })
+        .and_then(|()| out.flush())
+        .unwrap_or_else(|e| crate::output::failed(&e));
 }
