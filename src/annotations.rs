@@ -4,6 +4,8 @@
 //! Both name files relative to the directory the job runs in (the checkout's top, where
 //! GitHub and GitLab resolve them), not to the tool's root, which may be a subdirectory.
 
+use crate::output::write_pretty_elements;
+use rayon::prelude::*;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -99,9 +101,29 @@ pub fn print_github<'a>(annotations: impl Iterator<Item = Annotation<'a>>) {
         .unwrap_or_else(|e| crate::output::failed(&e));
 }
 
-/// Prints `tool`'s annotations as GitLab's Code Quality report ([`gitlab`]).
+/// Prints `tool`'s annotations as GitLab's Code Quality report ([`issue`] of each).
 pub fn print_gitlab(tool: &str, annotations: &[Annotation]) {
-    crate::output::print_json(&gitlab(tool, annotations));
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    write_gitlab(&mut out, tool, annotations, 16 * 1024)
+        .and_then(|()| out.flush())
+        .unwrap_or_else(|e| crate::output::failed(&e));
+}
+
+/// The report, byte for byte what serde writes of the issues as one pretty array (and a
+/// line break), rendered on every core a window of `window_len` at a time and written as
+/// they are: built whole as JSON values, 100k issues held 390 MB.
+fn write_gitlab(
+    out: &mut impl std::io::Write,
+    tool: &str,
+    annotations: &[Annotation],
+    window_len: usize,
+) -> std::io::Result<()> {
+    let fingerprints = fingerprints(tool, annotations);
+    out.write_all(b"[")?;
+    let issues = annotations.iter().zip(&fingerprints);
+    write_pretty_elements(out, issues, 1, window_len, |(a, print)| issue(a, print))?;
+    out.write_all(b"\n")
 }
 
 /// A command's message, escaped as GitHub's toolkit escapes it: `%`, CR and LF.
@@ -167,34 +189,58 @@ pub fn uri_reference(path: &str) -> String {
     out
 }
 
-/// GitLab's Code Quality report (the subset of the Code Climate format GitLab reads): a
-/// JSON array of issues with `description`, `check_name`, `fingerprint`, `severity` and
-/// `location.path` / `location.lines.begin`. A fingerprint is the SHA-256 of the tool, the
-/// check, the path, the finding's identity and how many equal ones came before it in the
-/// file: stable across runs, and distinct for each finding.
-pub fn gitlab(tool: &str, annotations: &[Annotation]) -> Value {
+/// One issue of GitLab's Code Quality report (the subset of the Code Climate format
+/// GitLab reads, a JSON array of them): `description`, `check_name`, `fingerprint`,
+/// `severity` and `location.path` / `location.lines.begin`.
+fn issue(a: &Annotation, fingerprint: &str) -> Value {
+    json!({
+        "description": a.message,
+        "check_name": a.check,
+        "fingerprint": fingerprint,
+        "severity": match a.level {
+            Level::Error => "major",
+            Level::Warning => "minor",
+            Level::Notice => "info",
+        },
+        "location": { "path": a.path, "lines": { "begin": a.line } },
+    })
+}
+
+/// Each annotation's fingerprint: the SHA-256 of the tool, the check, the path, the
+/// finding's identity and how many equal ones came before it in the list — stable across
+/// runs, and distinct for each finding. The digests are taken on every core, the counts
+/// in order.
+fn fingerprints(tool: &str, annotations: &[Annotation]) -> Vec<String> {
+    let keys: Vec<[u8; 32]> = annotations
+        .par_iter()
+        .map(|a| digest(&[tool, a.check, &a.path, a.identity]))
+        .collect();
     let mut seen: std::collections::HashMap<[u8; 32], u32> = Default::default();
-    let issues: Vec<Value> = annotations
+    let nths: Vec<u32> = keys
         .iter()
-        .map(|a| {
-            let key = digest(&[tool, a.check, &a.path, a.identity]);
-            let nth = seen.entry(key).or_insert(0);
-            let fingerprint = digest(&[&hex(&key), &nth.to_string()]);
+        .map(|key| {
+            let nth = seen.entry(*key).or_insert(0);
             *nth += 1;
-            json!({
-                "description": a.message,
-                "check_name": a.check,
-                "fingerprint": hex(&fingerprint[..16]),
-                "severity": match a.level {
-                    Level::Error => "major",
-                    Level::Warning => "minor",
-                    Level::Notice => "info",
-                },
-                "location": { "path": a.path, "lines": { "begin": a.line } },
-            })
+            *nth - 1
         })
         .collect();
-    Value::Array(issues)
+    keys.par_iter()
+        .zip(nths)
+        .map(|(key, nth)| hex(&digest(&[&hex(key), &nth.to_string()])[..16]))
+        .collect()
+}
+
+/// The whole report as one value: what [`write_gitlab`] writes.
+#[cfg(test)]
+fn gitlab(tool: &str, annotations: &[Annotation]) -> Value {
+    let prints = fingerprints(tool, annotations);
+    Value::Array(
+        annotations
+            .iter()
+            .zip(&prints)
+            .map(|(a, f)| issue(a, f))
+            .collect(),
+    )
 }
 
 /// Length-framed, so that no two lists of parts share a digest.
@@ -272,6 +318,23 @@ mod tests {
         assert_eq!(b[0].len(), 32);
         let other = prints(gitlab("t", &[annotation("m", 4, "\"y\"")]));
         assert_ne!(other[0], b[0]);
+    }
+
+    /// The report written a window at a time is byte for byte serde's of the whole array.
+    #[test]
+    fn the_streamed_code_quality_report_is_the_serde_report() {
+        let many: Vec<Annotation> = (0..300)
+            .map(|i| annotation("m „x“", i, ["\"x\"", "y", "\"x\""][i as usize % 3]))
+            .collect();
+        for annotations in [&[][..], &many[..1], &many[..]] {
+            let mut expected = serde_json::to_string_pretty(&gitlab("t", annotations)).unwrap();
+            expected.push('\n');
+            for window in [1, 7, 1 << 14] {
+                let mut got = Vec::new();
+                write_gitlab(&mut got, "t", annotations, window).unwrap();
+                assert_eq!(String::from_utf8(got).unwrap(), expected, "window {window}");
+            }
+        }
     }
 
     #[test]

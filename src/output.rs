@@ -3,6 +3,8 @@
 //! error) is one clear line on stderr and exit 2 — never a panic, and never exit 0 with a
 //! report lost.
 
+use rayon::prelude::*;
+use serde::Serialize;
 use std::io;
 
 /// Installs both rules for the whole process; the first thing each binary does.
@@ -68,4 +70,142 @@ pub fn failed(e: &io::Error) -> ! {
     }
     eprintln!("error: cannot write the output: {e}");
     std::process::exit(2);
+}
+
+/// serde_json's pretty formatter (two-space indent) starting at a given depth: what a
+/// value nested that deep in a pretty document looks like.
+pub struct Indented {
+    depth: usize,
+    has_value: bool,
+}
+
+impl Indented {
+    pub fn at(depth: usize) -> Self {
+        Indented {
+            depth,
+            has_value: false,
+        }
+    }
+
+    fn newline<W: ?Sized + io::Write>(&self, w: &mut W, comma: bool) -> io::Result<()> {
+        w.write_all(if comma { b",\n" } else { b"\n" })?;
+        for _ in 0..self.depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+}
+
+impl Indented {
+    fn open<W: ?Sized + io::Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + io::Write>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.newline(w, false)?;
+        }
+        w.write_all(bracket)
+    }
+}
+
+impl serde_json::ser::Formatter for Indented {
+    fn begin_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.open(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+/// Writes the elements of a pretty JSON array that stands `depth` deep, then its `]`, as
+/// serde's pretty printer lays them out (`out` has written the `[`). Each element is
+/// `render` of an item, rendered on every core a window of `window_len` items at a time
+/// and written as it is: a report of a large tree is never held whole, as text or as
+/// values, and its findings are not rendered on one core.
+pub fn write_pretty_elements<T: Sync, V: Serialize>(
+    out: &mut impl io::Write,
+    items: impl Iterator<Item = T>,
+    depth: usize,
+    window_len: usize,
+    render: impl Fn(&T) -> V + Sync,
+) -> io::Result<()> {
+    let separator = format!(",\n{}", "  ".repeat(depth));
+    let mut first = true;
+    let mut flush = |window: &mut Vec<T>| -> io::Result<()> {
+        let rendered: Vec<Vec<u8>> = window
+            .par_chunks(512)
+            .map(|part| {
+                let mut buf = Vec::new();
+                for item in part {
+                    buf.extend_from_slice(separator.as_bytes());
+                    let mut ser =
+                        serde_json::Serializer::with_formatter(&mut buf, Indented::at(depth));
+                    render(item).serialize(&mut ser).expect("values serialise");
+                }
+                buf
+            })
+            .collect();
+        window.clear();
+        for buf in &rendered {
+            // The first element has no comma before it.
+            out.write_all(if first { &buf[1..] } else { buf })?;
+            first = false;
+        }
+        Ok(())
+    };
+    let mut window = Vec::with_capacity(window_len);
+    for item in items {
+        window.push(item);
+        if window.len() == window_len {
+            flush(&mut window)?;
+        }
+    }
+    flush(&mut window)?;
+    match first {
+        true => out.write_all(b"]"),
+        false => write!(out, "\n{}]", "  ".repeat(depth - 1)),
+    }
 }

@@ -7,9 +7,12 @@ use super::super::session::{Audit, rule_table};
 use super::super::workspace::Workspace;
 use super::json::AuditReport;
 use crate::annotations;
-use lockgraph_queries::copy::engine::Finding;
+use crate::output::write_pretty_elements;
+use lockgraph_queries::copy::engine::FindingRef;
 use lockgraph_queries::copy::rules::{Rule, Severity};
 use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
 use std::sync::Arc;
 
 pub fn print(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
@@ -17,16 +20,47 @@ pub fn print(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
         Ok(table) => table.set.rules().to_vec(),
         Err(_) => Vec::new(),
     };
-    crate::output::print_json(&log(ws, summary, audit, &rules));
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // Results per window of rendering: a window's text is held until it is written.
+    write_log(&mut out, &ws.root, summary, audit, &rules, 16 * 1024)
+        .and_then(|()| out.flush())
+        .unwrap_or_else(|e| crate::output::failed(&e));
 }
 
-fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Rule>]) -> Value {
+/// Where the results array stands in the pretty log: the run's key, at the run's depth (a
+/// string cannot hold it, as a line break inside one is escaped).
+const RESULTS: &str = "\n      \"results\": []";
+
+/// The log, byte for byte what serde writes of [`log`] with every result (and a line
+/// break), with the results rendered on every core a window at a time and written as they
+/// are: built whole, 100k results were a gigabyte of JSON values and three seconds.
+fn write_log(
+    out: &mut impl Write,
+    root: &Path,
+    summary: &AuditReport,
+    audit: &Audit,
+    rules: &[Arc<dyn Rule>],
+    window_len: usize,
+) -> std::io::Result<()> {
+    let frame = serde_json::to_string_pretty(&log(root, summary, rules, Vec::new()))?;
+    let at = frame.find(RESULTS).expect("the log has a results array") + RESULTS.len() - 1;
+    // `[` ends the head, `]` begins the tail.
+    let (head, tail) = (&frame[..at], &frame[at + 1..]);
+    out.write_all(head.as_bytes())?;
     let index = |id: &str| rules.iter().position(|r| r.meta().id == id);
-    let results: Vec<Value> = audit
-        .files()
-        .flat_map(|a| a.report.findings.iter().map(move |f| (a.path.as_str(), f)))
-        .map(|(path, f)| result(path, &f, index(&f.rule_id)))
-        .collect();
+    let results = audit.files().flat_map(|a| {
+        let path = a.path.as_str();
+        a.report.findings.iter_ref().map(move |f| (path, f))
+    });
+    write_pretty_elements(out, results, 4, window_len, |(path, f)| {
+        result(path, f, index(f.rule_id))
+    })?;
+    out.write_all(tail.as_bytes())?;
+    writeln!(out)
+}
+
+/// The SARIF log of the audit, with `results` as its results.
+fn log(root: &Path, summary: &AuditReport, rules: &[Arc<dyn Rule>], results: Vec<Value>) -> Value {
     let notifications: Vec<Value> = summary
         .problems
         .file_errors
@@ -55,7 +89,7 @@ fn log(ws: &Workspace, summary: &AuditReport, audit: &Audit, rules: &[Arc<dyn Ru
     if let Some(shard) = &summary.problems.shard {
         run["properties"] = json!({ "shard": shard });
     }
-    annotations::sarif_log("copy-audit", "docs/rules.md", rules, &ws.root, run)
+    annotations::sarif_log("copy-audit", "docs/rules.md", rules, root, run)
 }
 
 fn descriptor(rule: &dyn Rule) -> Value {
@@ -70,7 +104,7 @@ fn descriptor(rule: &dyn Rule) -> Value {
     })
 }
 
-fn result(path: &str, f: &Finding, rule_index: Option<usize>) -> Value {
+fn result(path: &str, f: &FindingRef, rule_index: Option<usize>) -> Value {
     let mut result = json!({
         "ruleId": f.rule_id,
         "level": level(f.severity),
@@ -114,5 +148,95 @@ fn level(severity: Severity) -> &'static str {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Info => "note",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::copy_audit::session::Audited;
+    use lockgraph_queries::copy::engine::{EntryState, FileError, FileReport, Finding, SourceFix};
+    use lockgraph_queries::copy::rules::RuleSet;
+    use lockgraph_queries::hash::ContentHash;
+    use lockgraph_queries::text::LineCol;
+
+    fn file(path: &str, findings: usize, error: bool) -> Audited {
+        let findings = (0..findings).map(|i| {
+            let line = i as u32 + 1;
+            Finding {
+                rule_id: ["cs-R1-nbsp-prep", "no-such-rule"][i % 2].into(),
+                severity: [Severity::Error, Severity::Info][i % 2],
+                line,
+                column: 3,
+                end: LineCol { line, column: 4 },
+                offset: 10,
+                snippet: "v \"domě\"\t".into(),
+                message: "zpráva „s uvozovkami“".into(),
+                fix: (i % 2 == 0).then(|| SourceFix {
+                    range: 10..11,
+                    replacement: "\u{a0}".into(),
+                    start: LineCol { line, column: 4 },
+                    end: LineCol { line, column: 5 },
+                    length: 1,
+                }),
+            }
+        });
+        Audited {
+            path: path.into(),
+            hash: Some(ContentHash::of(path.as_bytes())),
+            report: FileReport {
+                state: EntryState::Fresh,
+                findings: findings.collect(),
+                error: error.then(|| FileError {
+                    line_col: Some(LineCol { line: 2, column: 1 }),
+                    message: "invalid JSON".into(),
+                }),
+            },
+        }
+    }
+
+    /// The log streamed a window at a time is byte for byte the log serde writes whole,
+    /// with no result, one, and many, with a file error and a shard.
+    #[test]
+    fn the_streamed_log_is_the_serde_log() {
+        let rules = RuleSet::builtin().rules().to_vec();
+        let many = (0..300).map(|i| file(&format!("obsah/{i:03}.md"), i % 4, false));
+        let cases = [
+            Vec::new(),
+            vec![file("a.md", 0, false)],
+            vec![file("a b.md", 1, false), file("c.json", 0, true)],
+            many.collect(),
+        ];
+        for (n, files) in cases.into_iter().enumerate() {
+            let audit = Audit::from_files(files);
+            let mut summary = AuditReport::new(&audit, None, "/work/root");
+            summary.problems.shard = (n == 3).then(|| "2/3".to_owned());
+            let root = Path::new("/work/root");
+            let results = audit
+                .files()
+                .flat_map(|a| {
+                    a.report
+                        .findings
+                        .iter_ref()
+                        .map(move |f| (a.path.as_str(), f))
+                })
+                .map(|(path, f)| {
+                    let index = rules.iter().position(|r| r.meta().id == f.rule_id);
+                    result(path, &f, index)
+                })
+                .collect();
+            let mut expected =
+                serde_json::to_string_pretty(&log(root, &summary, &rules, results)).unwrap();
+            expected.push('\n');
+            for window in [1, 7, 1 << 14] {
+                let mut got = Vec::new();
+                write_log(&mut got, root, &summary, &audit, &rules, window).unwrap();
+                assert_eq!(
+                    String::from_utf8(got).unwrap(),
+                    expected,
+                    "case {n}, window {window}"
+                );
+            }
+        }
     }
 }

@@ -3,9 +3,7 @@
 
 use super::super::session::Audit;
 use super::json::{AuditReport, JsonFinding, segmentation};
-use lockgraph_queries::copy::engine::FindingRef;
-use rayon::prelude::*;
-use serde::Serialize;
+use crate::output::write_pretty_elements;
 use std::io::Write;
 
 /// The JSON report, byte for byte what [`crate::output::print_json`] makes of an [`AuditReport`], with
@@ -29,42 +27,17 @@ fn write_audit_json(
     // `{ … }` without its closing line, then the findings array at depth one.
     out.write_all(head.strip_suffix(b"\n}").expect("a pretty object"))?;
     out.write_all(b",\n  \"findings\": [")?;
-    let mut first = true;
-    let mut window: Vec<(&str, &'static str, FindingRef)> = Vec::with_capacity(window_len);
-    let mut flush = |window: &mut Vec<(&str, &'static str, FindingRef)>| -> std::io::Result<()> {
-        let rendered: Vec<Vec<u8>> = window
-            .par_chunks(512)
-            .map(|part| {
-                let mut buf = Vec::new();
-                for (path, segmentation, f) in part {
-                    buf.extend_from_slice(b",\n    ");
-                    let mut ser = serde_json::Serializer::with_formatter(&mut buf, Indented::at(2));
-                    JsonFinding::new(summary.findings.root, path, segmentation, *f)
-                        .serialize(&mut ser)
-                        .expect("findings serialise");
-                }
-                buf
-            })
-            .collect();
-        window.clear();
-        for buf in &rendered {
-            // The first element of the array has no comma before it.
-            out.write_all(if first { &buf[1..] } else { buf })?;
-            first = false;
-        }
-        Ok(())
-    };
-    for a in audit.files() {
+    let findings = audit.files().flat_map(|a| {
         let segmentation = segmentation(a.report.state);
-        for f in a.report.findings.iter_ref() {
-            window.push((&a.path, segmentation, f));
-            if window.len() == window_len {
-                flush(&mut window)?;
-            }
-        }
-    }
-    flush(&mut window)?;
-    out.write_all(if first { b"]" } else { b"\n  ]" })?;
+        let path = a.path.as_str();
+        a.report
+            .findings
+            .iter_ref()
+            .map(move |f| (path, segmentation, f))
+    });
+    write_pretty_elements(out, findings, 2, window_len, |(path, segmentation, f)| {
+        JsonFinding::new(summary.findings.root, path, segmentation, *f)
+    })?;
     let tail = serde_json::to_vec_pretty(&summary.problems)?;
     // `{}` or `{ … }`: its keys follow the findings.
     match tail.strip_prefix(b"{") {
@@ -76,94 +49,6 @@ fn write_audit_json(
         None => unreachable!("a pretty object"),
     }
     writeln!(out)
-}
-
-/// serde_json's pretty formatter (two-space indent) starting at a given depth: what a
-/// value nested that deep in a pretty document looks like.
-struct Indented {
-    depth: usize,
-    has_value: bool,
-}
-
-impl Indented {
-    fn at(depth: usize) -> Self {
-        Indented {
-            depth,
-            has_value: false,
-        }
-    }
-
-    fn newline<W: ?Sized + Write>(&self, w: &mut W, comma: bool) -> std::io::Result<()> {
-        w.write_all(if comma { b",\n" } else { b"\n" })?;
-        for _ in 0..self.depth {
-            w.write_all(b"  ")?;
-        }
-        Ok(())
-    }
-}
-
-impl Indented {
-    fn open<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(bracket)
-    }
-
-    fn close<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            self.newline(w, false)?;
-        }
-        w.write_all(bracket)
-    }
-}
-
-impl serde_json::ser::Formatter for Indented {
-    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.open(w, b"[")
-    }
-
-    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.close(w, b"]")
-    }
-
-    fn begin_array_value<W: ?Sized + Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        self.newline(w, !first)
-    }
-
-    fn end_array_value<W: ?Sized + Write>(&mut self, _: &mut W) -> std::io::Result<()> {
-        self.has_value = true;
-        Ok(())
-    }
-
-    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.open(w, b"{")
-    }
-
-    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.close(w, b"}")
-    }
-
-    fn begin_object_key<W: ?Sized + Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        self.newline(w, !first)
-    }
-
-    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        w.write_all(b": ")
-    }
-
-    fn end_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> std::io::Result<()> {
-        self.has_value = true;
-        Ok(())
-    }
 }
 
 #[cfg(test)]

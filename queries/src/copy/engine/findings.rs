@@ -73,11 +73,12 @@ pub struct FindingRef<'a> {
     pub fix: Option<FixRef<'a>>,
 }
 
-/// [`SourceFix`] as a [`FindingRef`] reads it: where it starts, its length in UTF-16 code
-/// units, and its replacement.
+/// [`SourceFix`] as a [`FindingRef`] reads it: where it starts and ends, its length in
+/// UTF-16 code units, and its replacement.
 #[derive(Clone, Copy, Debug)]
 pub struct FixRef<'a> {
     pub start: LineCol,
+    pub end: LineCol,
     pub length: u32,
     pub replacement: &'a str,
 }
@@ -186,6 +187,7 @@ impl Findings {
                 message: text(p.message),
                 fix: (p.replacement != NO_FIX).then(|| FixRef {
                     start: p.fix_start,
+                    end: p.fix_end,
                     length: p.fix_length,
                     replacement: text(p.replacement),
                 }),
