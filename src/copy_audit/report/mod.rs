@@ -10,6 +10,7 @@ mod unsegmented;
 
 pub use crate::output::print_json;
 pub use json::{AuditReport, JsonFileError, ReviewStatus, segmentation};
+pub use sarif::write_log_with;
 pub use unsegmented::{Unsegmented, UnsegmentedReport, print_unsegmented};
 
 use super::cli::OutputFormat;

@@ -10,6 +10,7 @@ use crate::annotations;
 use crate::output::write_pretty_elements;
 use lockgraph_queries::copy::engine::FindingRef;
 use lockgraph_queries::copy::rules::{Rule, Severity};
+use serde::Serialize;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -42,19 +43,36 @@ fn write_log(
     rules: &[Arc<dyn Rule>],
     window_len: usize,
 ) -> std::io::Result<()> {
-    let frame = serde_json::to_string_pretty(&log(root, summary, rules, Vec::new()))?;
-    let at = frame.find(RESULTS).expect("the log has a results array") + RESULTS.len() - 1;
-    // `[` ends the head, `]` begins the tail.
-    let (head, tail) = (&frame[..at], &frame[at + 1..]);
-    out.write_all(head.as_bytes())?;
     let index = |id: &str| rules.iter().position(|r| r.meta().id == id);
     let results = audit.files().flat_map(|a| {
         let path = a.path.as_str();
         a.report.findings.iter_ref().map(move |f| (path, f))
     });
-    write_pretty_elements(out, results, 4, window_len, |(path, f)| {
-        result(path, f, index(f.rule_id))
-    })?;
+    write_log_with(
+        out,
+        &log(root, summary, rules, Vec::new()),
+        results,
+        window_len,
+        |(path, f)| result(path, f, index(f.rule_id)),
+    )
+}
+
+/// Writes `frame`, a one-run SARIF log whose results are `[]`, pretty as serde lays it out
+/// whole, with `render` of each of `results` as its results: rendered on every core, a
+/// window of `window_len` at a time ([`write_pretty_elements`]), and a line break.
+pub fn write_log_with<T: Sync, V: Serialize>(
+    out: &mut impl Write,
+    frame: &Value,
+    results: impl Iterator<Item = T>,
+    window_len: usize,
+    render: impl Fn(&T) -> V + Sync,
+) -> std::io::Result<()> {
+    let frame = serde_json::to_string_pretty(frame)?;
+    let at = frame.find(RESULTS).expect("the log has a results array") + RESULTS.len() - 1;
+    // `[` ends the head, `]` begins the tail.
+    let (head, tail) = (&frame[..at], &frame[at + 1..]);
+    out.write_all(head.as_bytes())?;
+    write_pretty_elements(out, results, 4, window_len, render)?;
     out.write_all(tail.as_bytes())?;
     writeln!(out)
 }
