@@ -157,25 +157,38 @@ fn remote_cache(
 /// `--verbose`: each file's entry state and number of findings on stderr, then a warning
 /// for each span the audit ignored.
 fn print_verbose(ws: &Workspace, audit: &Audit) -> Result<(), Failure> {
-    for f in audit.files() {
-        eprintln!(
+    use rayon::prelude::*;
+    use std::io::Write;
+    // One buffer, not a write per line: standard error is not buffered.
+    let mut err = std::io::BufWriter::with_capacity(1 << 16, std::io::stderr().lock());
+    let files: Vec<_> = audit.files().collect();
+    for f in &files {
+        let _ = writeln!(
+            err,
             "{}: entry {:?}, {} findings",
             f.path,
             f.report.state,
             f.report.findings.len()
         );
     }
-    // Spans the audit ignored because they cover nothing: what `lockfile check` says.
+    // Spans the audit ignored because they cover nothing: what `lockfile check` says,
+    // each file read again on every core.
     let parsed = ws.read_lockfile()?;
-    for f in audit.files() {
-        if let Some(entry) = parsed.files.get(&f.path) {
-            for p in super::problems::entry_problems(ws, &f.path, entry) {
-                if p.kind == "coversNothing" {
-                    eprintln!("warning: {}: {}", p.path, p.message);
-                }
-            }
-        }
+    let warnings: Vec<Vec<String>> = files
+        .par_iter()
+        .map(|f| match parsed.files.get(&f.path) {
+            Some(entry) => super::problems::entry_problems(ws, &f.path, entry)
+                .into_iter()
+                .filter(|p| p.kind == "coversNothing")
+                .map(|p| format!("warning: {}: {}", p.path, p.message))
+                .collect(),
+            None => Vec::new(),
+        })
+        .collect();
+    for line in warnings.iter().flatten() {
+        let _ = writeln!(err, "{line}");
     }
+    let _ = err.flush();
     Ok(())
 }
 
