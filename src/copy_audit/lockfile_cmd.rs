@@ -160,16 +160,24 @@ fn list(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
     if format == OutputFormat::Json {
         print_json(&report);
     } else {
-        for f in &report.files {
-            println!(
-                "{:<40} {:>5} spans  {}  {}",
-                f.path,
-                f.span_count,
-                f.segmented_at,
-                f.reviewed_by.as_deref().unwrap_or("(unreviewed)")
-            );
-        }
-        println!("{} entries", report.files.len());
+        use std::io::Write;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        report
+            .files
+            .iter()
+            .try_for_each(|f| {
+                writeln!(
+                    out,
+                    "{:<40} {:>5} spans  {}  {}",
+                    f.path,
+                    f.span_count,
+                    f.segmented_at,
+                    f.reviewed_by.as_deref().unwrap_or("(unreviewed)")
+                )
+            })
+            .and_then(|()| writeln!(out, "{} entries", report.files.len()))
+            .and_then(|()| out.flush())
+            .unwrap_or_else(|e| crate::output::failed(&e));
     }
     Ok(Outcome::Clean)
 }
@@ -205,23 +213,35 @@ fn check(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
     if format == OutputFormat::Json {
         print_json(&report);
     } else {
-        for p in &report.problems {
-            let scope = if p.in_scope { "" } else { " (out of scope)" };
-            println!("{}: {}{scope}", p.path, p.message);
-        }
+        use std::io::Write;
+        // One buffer, not standard output's line buffer (a write per line).
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         let count = |kind| report.problems.iter().filter(|p| p.kind == kind).count();
-        println!(
-            "{} entries checked: {} stale, {} spans covering nothing, {} spans past an end{}",
-            report.entries,
-            count("stale"),
-            count("coversNothing"),
-            count("pastEnd"),
-            if count("pastEnd") > 0 {
-                " (harmless; `copy-audit lockfile normalize` writes them exactly)"
-            } else {
-                ""
-            }
-        );
+        report
+            .problems
+            .iter()
+            .try_for_each(|p| {
+                let scope = if p.in_scope { "" } else { " (out of scope)" };
+                writeln!(out, "{}: {}{scope}", p.path, p.message)
+            })
+            .and_then(|()| {
+                writeln!(
+                    out,
+                    "{} entries checked: {} stale, {} spans covering nothing, {} spans past an \
+                     end{}",
+                    report.entries,
+                    count("stale"),
+                    count("coversNothing"),
+                    count("pastEnd"),
+                    if count("pastEnd") > 0 {
+                        " (harmless; `copy-audit lockfile normalize` writes them exactly)"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .and_then(|()| out.flush())
+            .unwrap_or_else(|e| crate::output::failed(&e));
     }
     Ok(if failed {
         Outcome::Failed
