@@ -297,7 +297,7 @@ fn manifest(root: &Root, check: bool) -> Result<bool, Failure> {
         })
         .collect();
     let text = sidecar::manifest_to_canonical_string(&sidecar::build_manifest(
-        &defs,
+        defs,
         root.toml.trusted_packages.clone(),
     ));
     let file = root.dir.join(root::MANIFEST);

@@ -4,8 +4,11 @@
 //! It is regenerated on demand and compared byte for byte by `manifest --check`, so the
 //! output depends only on the set of sidecars, never on the order they were found in.
 
-use super::write::{Layout, inline_object, inline_strings, quote, render_document, sidecar_layout};
+use super::write::{
+    Layout, inline_object, inline_strings, quote, render_at, render_document, sidecar_layout,
+};
 use super::{LOCK_FORMAT, Sidecar};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -33,12 +36,13 @@ pub struct PrivateNode {
 }
 
 /// Merges the sidecars into the manifest. If a path appears twice the later sidecar wins,
-/// and the derived parts are computed from the surviving set only.
+/// and the derived parts are computed from the surviving set only. Takes the sidecars
+/// (not copies of them: at 50,000 definitions a copy is 100 MB).
 pub fn build_manifest(
-    defs: &[(String, Sidecar)],
+    defs: Vec<(String, Sidecar)>,
     trusted_packages: BTreeMap<String, String>,
 ) -> Manifest {
-    let definitions: BTreeMap<String, Sidecar> = defs.iter().cloned().collect();
+    let definitions: BTreeMap<String, Sidecar> = defs.into_iter().collect();
 
     let mut private: BTreeMap<(String, String), BTreeSet<&str>> = BTreeMap::new();
     for (path, sidecar) in &definitions {
@@ -84,11 +88,19 @@ pub fn build_manifest(
 /// path, `soil_private` nodes one inline object per line with an inline `owners` list,
 /// maps one entry per line sorted by key (`trusted_packages` included: only `versions` is
 /// packed on one line in the sidecars).
+/// How deep a sidecar stands in the manifest: under `definitions`, under the document.
+const DEFINITION_DEPTH: usize = 2;
+
 pub fn manifest_to_canonical_string(manifest: &Manifest) -> String {
+    // Each sidecar rendered on its own, at the depth it stands in the document, on every
+    // core: the layouts of 50,000 sidecars held at once were most of a gigabyte.
     let definitions = manifest
         .definitions
-        .iter()
-        .map(|(path, sidecar)| (path.clone(), sidecar_layout(sidecar)))
+        .par_iter()
+        .map(|(path, sidecar)| {
+            let text = render_at(&sidecar_layout(sidecar), DEFINITION_DEPTH);
+            (path.clone(), Layout::Inline(text))
+        })
         .collect();
     let soil_private = manifest
         .soil_private

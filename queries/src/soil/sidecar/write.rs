@@ -36,6 +36,13 @@ pub(super) fn render_document(layout: &Layout) -> String {
     out
 }
 
+/// `layout` as it is written standing `depth` deep in a document.
+pub(super) fn render_at(layout: &Layout, depth: usize) -> String {
+    let mut out = String::new();
+    render(layout, depth, &mut out);
+    out
+}
+
 fn render(layout: &Layout, depth: usize, out: &mut String) {
     match layout {
         Layout::Inline(text) => out.push_str(text),
