@@ -9,9 +9,10 @@ use super::{Failure, Outcome};
 use crate::config::PathMatcher;
 use crate::fsutil::{DirLock, write_if_changed};
 use lockgraph_queries::copy::extract::{Format, extract};
-use lockgraph_queries::copy::lockfile::{self, Backend, Field, Lockfile, Segmenter};
+use lockgraph_queries::copy::lockfile::{self, Backend, Entry, Field, Lockfile, Segmenter};
 use lockgraph_queries::copy::structural::{self, Setup};
 use lockgraph_queries::hash::ContentHash;
+use rayon::prelude::*;
 
 /// Runs one lockfile edit under the lock and writes the result if it changed.
 pub fn edit(
@@ -22,6 +23,7 @@ pub fn edit(
         .map_err(|e| Failure::new(format!("cannot lock {}: {e}", ws.root.display())))?;
     let mut lock = ws.read_lockfile()?;
     let message = change(ws, &mut lock)?;
+    let _phase = crate::logging::phase("  validate and write the lockfile");
     // Never write what the next run could not read.
     lock.validate()
         .map_err(|e| Failure::new(format!("{}: refusing to write: {e}", ws.lock_display())))?;
@@ -86,38 +88,41 @@ pub fn segment(
         let now = now_utc();
         let declared = &ws.config.declared_profiles;
         let default_language = ws.config.language.as_deref().unwrap_or_default();
-        let mut written = 0;
-        for rel in files {
-            let Ok(text) = ws.read_text(rel) else {
-                continue;
-            };
-            let hash = ContentHash::of(text.as_bytes()).to_string();
-            let previous = lock.files.get(rel);
-            if previous.is_some_and(|e| e.content_hash == hash) {
-                continue;
-            }
-            let format = Format::from_path(rel);
-            let Ok(views) = extract(format, &text) else {
-                continue;
-            };
-            let setup = Setup {
-                declared,
-                default_language,
-                locale: matcher.locale_for(rel),
-            };
-            let spans = structural::spans(format, &text, &views, &setup);
-            let mut entry = lockfile::refreshed_entry(previous, spans, hash, now.clone());
-            if agent {
-                for span in &mut entry.spans {
-                    span.note = Field::Value(match span.note.value() {
-                        Some(kept) => format!("structural; {kept}"),
-                        None => "structural".to_owned(),
-                    });
+        // Each file read, hashed and segmented on every core; the entries go in after.
+        let phase = crate::logging::phase("  read and segment");
+        let kept = &lock.files;
+        let entries: Vec<(String, Entry)> = files
+            .par_iter()
+            .filter_map(|rel| {
+                let text = ws.read_text(rel).ok()?;
+                let hash = ContentHash::of(text.as_bytes()).to_string();
+                let previous = kept.get(rel);
+                if previous.is_some_and(|e| e.content_hash == hash) {
+                    return None;
                 }
-            }
-            lock.files.insert(rel.clone(), entry);
-            written += 1;
-        }
+                let format = Format::from_path(rel);
+                let views = extract(format, &text).ok()?;
+                let setup = Setup {
+                    declared,
+                    default_language,
+                    locale: matcher.locale_for(rel),
+                };
+                let spans = structural::spans(format, &text, &views, &setup);
+                let mut entry = lockfile::refreshed_entry(previous, spans, hash, now.clone());
+                if agent {
+                    for span in &mut entry.spans {
+                        span.note = Field::Value(match span.note.value() {
+                            Some(kept) => format!("structural; {kept}"),
+                            None => "structural".to_owned(),
+                        });
+                    }
+                }
+                Some((rel.clone(), entry))
+            })
+            .collect();
+        let written = entries.len();
+        lock.files.extend(entries);
+        drop(phase);
         Ok(format!(
             "{by}: {written} entries written by the structural segmenter, unreviewed"
         ))

@@ -10,6 +10,7 @@ use crate::config::PathMatcher;
 
 /// Segments every file in scope whose entry is missing or stale.
 pub fn segment(ws: &Workspace, matcher: &PathMatcher) -> Result<(), Failure> {
+    let _phase = crate::logging::phase("--offline: segment and write the lockfile");
     let files = ws.files_in_scope(matcher)?;
     lockedit::segment(ws, matcher, &files, "--offline").map(|_| ())
 }
