@@ -19,7 +19,7 @@ use lockgraph_queries::soil::check::{self, Policy, Requirement, Scope};
 use lockgraph_queries::soil::engine::{self, Definition};
 use lockgraph_queries::soil::graph::{self, Change};
 use lockgraph_queries::soil::refresh;
-use lockgraph_queries::soil::sidecar::{self, DefKind, Sidecar};
+use lockgraph_queries::soil::sidecar::{self, DefKind};
 use lockgraph_queries::soil::soil_hash;
 use root::Root;
 use sidecars::Outcome;
@@ -289,13 +289,10 @@ fn refresh(root: &Root) -> Result<bool, Failure> {
 
 fn manifest(root: &Root, check: bool) -> Result<bool, Failure> {
     unreadable_inputs(root, &root.defs)?;
-    let defs: Vec<(String, Sidecar)> = root
+    let defs = root
         .defs
         .iter()
-        .filter_map(|&d| {
-            engine::sidecar_of(&root.db, d).map(|s| (d.path(&root.db).clone(), s.clone()))
-        })
-        .collect();
+        .filter_map(|&d| engine::sidecar_of(&root.db, d).map(|s| (d.path(&root.db).clone(), s)));
     let text = sidecar::manifest_to_canonical_string(&sidecar::build_manifest(
         defs,
         root.toml.trusted_packages.clone(),

@@ -5,16 +5,17 @@
 //! output depends only on the set of sidecars, never on the order they were found in.
 
 use super::write::{
-    Layout, inline_object, inline_strings, quote, render_at, render_document, sidecar_layout,
+    Layout, inline_object, inline_strings, quote, render_at, render_document_sized, sidecar_layout,
 };
 use super::{LOCK_FORMAT, Sidecar};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Manifest {
-    /// Root-relative definition path (`csvstats/median`) → its sidecar.
-    pub definitions: BTreeMap<String, Sidecar>,
+pub struct Manifest<'s> {
+    /// Root-relative definition path (`csvstats/median`) → its sidecar (borrowed: at
+    /// 50,000 definitions a copy of every sidecar is 100 MB).
+    pub definitions: BTreeMap<String, &'s Sidecar>,
     /// Sorted by name, then hash.
     pub soil_private: Vec<PrivateNode>,
     /// Definition path → its non-empty `spec.escape_hatches`.
@@ -36,13 +37,12 @@ pub struct PrivateNode {
 }
 
 /// Merges the sidecars into the manifest. If a path appears twice the later sidecar wins,
-/// and the derived parts are computed from the surviving set only. Takes the sidecars
-/// (not copies of them: at 50,000 definitions a copy is 100 MB).
-pub fn build_manifest(
-    defs: Vec<(String, Sidecar)>,
+/// and the derived parts are computed from the surviving set only.
+pub fn build_manifest<'s>(
+    defs: impl IntoIterator<Item = (String, &'s Sidecar)>,
     trusted_packages: BTreeMap<String, String>,
-) -> Manifest {
-    let definitions: BTreeMap<String, Sidecar> = defs.into_iter().collect();
+) -> Manifest<'s> {
+    let definitions: BTreeMap<String, &Sidecar> = defs.into_iter().collect();
 
     let mut private: BTreeMap<(String, String), BTreeSet<&str>> = BTreeMap::new();
     for (path, sidecar) in &definitions {
@@ -91,10 +91,10 @@ pub fn build_manifest(
 /// How deep a sidecar stands in the manifest: under `definitions`, under the document.
 const DEFINITION_DEPTH: usize = 2;
 
-pub fn manifest_to_canonical_string(manifest: &Manifest) -> String {
+pub fn manifest_to_canonical_string(manifest: &Manifest<'_>) -> String {
     // Each sidecar rendered on its own, at the depth it stands in the document, on every
     // core: the layouts of 50,000 sidecars held at once were most of a gigabyte.
-    let definitions = manifest
+    let definitions: Vec<(String, Layout)> = manifest
         .definitions
         .par_iter()
         .map(|(path, sidecar)| {
@@ -123,17 +123,29 @@ pub fn manifest_to_canonical_string(manifest: &Manifest) -> String {
         .iter()
         .map(|(name, hash)| (name.clone(), Layout::Inline(quote(hash))))
         .collect();
-    render_document(&Layout::Object(vec![
-        (
-            "lock_format".to_owned(),
-            Layout::Inline(LOCK_FORMAT.to_string()),
-        ),
-        ("definitions".to_owned(), Layout::Object(definitions)),
-        ("soil_private".to_owned(), Layout::Lines(soil_private)),
-        ("escape_hatches".to_owned(), Layout::Object(escape_hatches)),
-        (
-            "trusted_packages".to_owned(),
-            Layout::Object(trusted_packages),
-        ),
-    ]))
+    // The document is a little more than its sidecars: sized once, not grown by doubling.
+    let size = definitions
+        .iter()
+        .map(|(path, sidecar)| match sidecar {
+            Layout::Inline(text) => path.len() + text.len() + 16,
+            _ => 0,
+        })
+        .sum::<usize>()
+        + 4096;
+    render_document_sized(
+        size,
+        &Layout::Object(vec![
+            (
+                "lock_format".to_owned(),
+                Layout::Inline(LOCK_FORMAT.to_string()),
+            ),
+            ("definitions".to_owned(), Layout::Object(definitions)),
+            ("soil_private".to_owned(), Layout::Lines(soil_private)),
+            ("escape_hatches".to_owned(), Layout::Object(escape_hatches)),
+            (
+                "trusted_packages".to_owned(),
+                Layout::Object(trusted_packages),
+            ),
+        ]),
+    )
 }

@@ -980,7 +980,7 @@ fn manifest_derives_private_nodes_and_escape_hatches() {
             &[],
         ),
     ];
-    let m = build_manifest(defs.clone(), BTreeMap::new());
+    let m = build_manifest(borrowed(&defs), BTreeMap::new());
     let nodes: Vec<(&str, &str, Vec<&str>)> = m
         .soil_private
         .iter()
@@ -1041,11 +1041,11 @@ fn manifest_ignores_input_order_and_unlowered_definitions() {
         ("soil-rs-std".to_owned(), h('f', 64)),
         ("prelude".to_owned(), h('e', 64)),
     ]);
-    let forward = manifest_to_canonical_string(&build_manifest(defs.clone(), trusted.clone()));
+    let forward = manifest_to_canonical_string(&build_manifest(borrowed(&defs), trusted.clone()));
     defs.reverse();
-    let backward = manifest_to_canonical_string(&build_manifest(defs.clone(), trusted));
+    let backward = manifest_to_canonical_string(&build_manifest(borrowed(&defs), trusted));
     assert_eq!(forward, backward);
-    let m = build_manifest(defs.clone(), BTreeMap::new());
+    let m = build_manifest(borrowed(&defs), BTreeMap::new());
     assert_eq!(m.soil_private.len(), 1);
     assert_eq!(m.soil_private[0].owners, vec!["a/x", "a/y"]);
     assert!(forward.ends_with(
@@ -1060,7 +1060,7 @@ fn manifest_ignores_input_order_and_unlowered_definitions() {
 #[test]
 fn manifest_nests_each_sidecar_indented_under_its_path() {
     let defs = vec![("csvstats/cell_count".to_owned(), read(GOLDEN))];
-    let text = manifest_to_canonical_string(&build_manifest(defs.clone(), BTreeMap::new()));
+    let text = manifest_to_canonical_string(&build_manifest(borrowed(&defs), BTreeMap::new()));
     let nested: String = GOLDEN
         .lines()
         .enumerate()
@@ -1086,7 +1086,7 @@ fn manifest_nests_each_sidecar_indented_under_its_path() {
 
 #[test]
 fn empty_manifest() {
-    let text = manifest_to_canonical_string(&build_manifest(Vec::new(), BTreeMap::new()));
+    let text = manifest_to_canonical_string(&build_manifest([], BTreeMap::new()));
     assert_eq!(
         text,
         "{\n  \"lock_format\": 1,\n  \"definitions\": {},\n  \"soil_private\": [],\n  \
@@ -1373,14 +1373,20 @@ proptest! {
                 (path, s)
             })
             .collect();
-        let m = build_manifest(defs.clone(), BTreeMap::new());
+        let m = build_manifest(borrowed(&defs), BTreeMap::new());
         let text = manifest_to_canonical_string(&m);
-        defs.reverse();
-        prop_assert_eq!(manifest_to_canonical_string(&build_manifest(defs.clone(), BTreeMap::new())), text.clone());
         prop_assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok());
         for node in &m.soil_private {
             prop_assert!(!node.owners.is_empty());
             prop_assert!(node.owners.windows(2).all(|w| w[0] < w[1]));
         }
+        drop(m);
+        defs.reverse();
+        prop_assert_eq!(manifest_to_canonical_string(&build_manifest(borrowed(&defs), BTreeMap::new())), text);
     }
+}
+
+/// Definitions as [`build_manifest`] takes them: each path with its sidecar borrowed.
+fn borrowed(defs: &[(String, Sidecar)]) -> impl Iterator<Item = (String, &Sidecar)> {
+    defs.iter().map(|(path, sidecar)| (path.clone(), sidecar))
 }

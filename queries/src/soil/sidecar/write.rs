@@ -30,7 +30,12 @@ pub fn to_canonical_string(sidecar: &Sidecar) -> String {
 
 /// Renders a top-level value with the trailing newline every file ends with.
 pub(super) fn render_document(layout: &Layout) -> String {
-    let mut out = String::with_capacity(2048);
+    render_document_sized(2048, layout)
+}
+
+/// [`render_document`] into a string of `capacity` bytes to start with.
+pub(super) fn render_document_sized(capacity: usize, layout: &Layout) -> String {
+    let mut out = String::with_capacity(capacity);
     render(layout, 0, &mut out);
     out.push('\n');
     out
