@@ -119,7 +119,7 @@ pub fn evidence(text: &str) -> Evidence {
         i += c.len_utf8();
         if c == '\u{2019}' && word.len > 0 && starts_letter(&text[i..]) {
             word.push(b'\'');
-        } else if c.is_alphanumeric() {
+        } else if !is_typographic_space_or_punctuation(c) && c.is_alphanumeric() {
             word.foreign = true;
             word.len += 1;
         } else if word.len > 0 {
@@ -130,11 +130,21 @@ pub fn evidence(text: &str) -> Evidence {
     out
 }
 
+/// The no-break space and the General Punctuation block (dashes, quotes, the ellipsis,
+/// thin spaces), which Czech typography is full of: none is a letter or digit, and
+/// saying so here spares the Unicode tables a look-up per character.
+#[inline]
+fn is_typographic_space_or_punctuation(c: char) -> bool {
+    matches!(c, '\u{a0}' | '\u{2000}'..='\u{206f}')
+}
+
 fn starts_letter(text: &str) -> bool {
     text.chars().next().is_some_and(char::is_alphabetic)
 }
 
-/// The word being read: its folded bytes packed big-endian while they fit.
+/// The word being read: its folded bytes shifted in from the right, so that a word of at
+/// most eight bytes is packed whole (a longer one keeps its last eight, and is never
+/// looked up).
 #[derive(Default)]
 struct Word {
     key: u64,
@@ -151,9 +161,7 @@ struct Word {
 impl Word {
     #[inline]
     fn push(&mut self, byte: u8) {
-        if self.len < 8 {
-            self.key |= u64::from(byte) << (56 - 8 * self.len);
-        }
+        self.key = self.key << 8 | u64::from(byte);
         self.len += 1;
     }
 
@@ -167,7 +175,7 @@ impl Word {
             let languages = match self.len == 1 && self.capital {
                 // The English article and pronoun begin a sentence as often as not;
                 // the Czech conjunctions mostly stand inside one, lowercase.
-                true if matches!(self.key >> 56, 0x61 | 0x69) => EN,
+                true if matches!(self.key, 0x61 | 0x69) => EN,
                 _ => lookup(self.key),
             };
             out.czech += 2 * u32::from(languages & CS != 0);
@@ -178,8 +186,33 @@ impl Word {
 }
 
 /// The base letter of a Czech letter with a diacritic, lowercase, from its two UTF-8
-/// bytes.
+/// bytes: [`fold_base`] looked up in [`FOLD`] (the match compiled to a call and a jump
+/// in the word loop).
+#[inline(always)]
 fn fold_czech(lead: u8, next: u8) -> Option<u8> {
+    let row = lead.wrapping_sub(0xC3);
+    if row > 2 || next & 0xC0 != 0x80 {
+        return None;
+    }
+    let base = FOLD[usize::from(row) << 6 | usize::from(next & 0x3F)];
+    (base != 0).then_some(base)
+}
+
+/// [`fold_base`] of every lead byte `0xC3..=0xC5` and continuation byte, 0 for none.
+static FOLD: [u8; 192] = {
+    let mut table = [0; 192];
+    let mut i = 0;
+    while i < table.len() {
+        if let Some(base) = fold_base(0xC3 + (i >> 6) as u8, 0x80 | (i & 0x3F) as u8) {
+            table[i] = base;
+        }
+        i += 1;
+    }
+    table
+};
+
+/// The definition of [`fold_czech`].
+const fn fold_base(lead: u8, next: u8) -> Option<u8> {
     Some(match (lead, next) {
         // á Á, é É, í Í, ó Ó, ú Ú, ý Ý
         (0xC3, 0xA1 | 0x81) => b'a',
@@ -424,7 +457,7 @@ const SLOTS: usize = 2048;
 /// A packed word's slot in [`TABLE`]: the top bits of a multiplicative hash, with a
 /// multiplier found by trying random odd ones until the words' slots were distinct.
 const fn slot(key: u64) -> usize {
-    (key.wrapping_mul(0x5e55_0418_9bdc_c7f7) >> (64 - SLOTS.trailing_zeros())) as usize
+    (key.wrapping_mul(0x4fde_f00e_ccb2_81d3) >> (64 - SLOTS.trailing_zeros())) as usize
 }
 
 const fn pack(word: &[u8]) -> u64 {
@@ -432,7 +465,7 @@ const fn pack(word: &[u8]) -> u64 {
     let mut key = 0;
     let mut i = 0;
     while i < word.len() {
-        key |= (word[i] as u64) << (56 - 8 * i);
+        key = key << 8 | word[i] as u64;
         i += 1;
     }
     key
@@ -567,6 +600,11 @@ mod tests {
         "\u{2028}",
         "«",
         "ª",
+        "…",
+        "“",
+        "\u{206f}",
+        "⁰",
+        "Ã",
     ];
 
     proptest::proptest! {
@@ -593,6 +631,26 @@ mod tests {
             let mut utf8 = [0; 4];
             let bytes = c.encode_utf8(&mut utf8).as_bytes();
             assert_eq!(fold_czech(bytes[0], bytes[1]), None, "{c}");
+        }
+    }
+
+    #[test]
+    fn the_fold_table_is_its_definition() {
+        for lead in 0..=u8::MAX {
+            for next in 0..=u8::MAX {
+                assert_eq!(
+                    fold_czech(lead, next),
+                    fold_base(lead, next),
+                    "{lead:x} {next:x}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn typographic_spaces_and_punctuation_are_no_letters() {
+        for c in ('\u{0}'..='\u{10ffff}').filter(|&c| is_typographic_space_or_punctuation(c)) {
+            assert!(!c.is_alphanumeric(), "{c:?}");
         }
     }
 
