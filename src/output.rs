@@ -172,18 +172,33 @@ pub fn write_pretty_elements<T: Sync, V: Serialize>(
     window_len: usize,
     render: impl Fn(&T) -> V + Sync,
 ) -> io::Result<()> {
+    write_pretty_elements_with(out, items, depth, window_len, (), |(), item| render(item))
+}
+
+/// [`write_pretty_elements`] whose `render` is given a copy of `state` on each core: a
+/// database handle, which one thread cannot share with another.
+pub fn write_pretty_elements_with<T: Sync, V: Serialize, S: Clone + Send>(
+    out: &mut impl io::Write,
+    items: impl Iterator<Item = T>,
+    depth: usize,
+    window_len: usize,
+    state: S,
+    render: impl Fn(&mut S, &T) -> V + Sync,
+) -> io::Result<()> {
     let separator = format!(",\n{}", "  ".repeat(depth));
     let mut first = true;
     let mut flush = |window: &mut Vec<T>| -> io::Result<()> {
         let rendered: Vec<Vec<u8>> = window
             .par_chunks(512)
-            .map(|part| {
+            .map_with(state.clone(), |state, part| {
                 let mut buf = Vec::new();
                 for item in part {
                     buf.extend_from_slice(separator.as_bytes());
                     let mut ser =
                         serde_json::Serializer::with_formatter(&mut buf, Indented::at(depth));
-                    render(item).serialize(&mut ser).expect("values serialise");
+                    render(state, item)
+                        .serialize(&mut ser)
+                        .expect("values serialise");
                 }
                 buf
             })

@@ -67,11 +67,13 @@ fn run(cli: Cli) -> Result<bool, Failure> {
     let mut root = Root::open(cli.root.as_deref(), !cli.no_cache, remote)?;
     {
         let _phase = crate::logging::phase("flags and ladders");
-        warm(&root, cli.quiet);
-    }
-    {
-        let _phase = crate::logging::phase("save the cache");
-        root.save_cache();
+        let cache = root.take_cache();
+        let (db, defs) = (root.db.clone(), &root.defs);
+        warm(&root, cli.quiet, move || {
+            if let Some((cache, seen)) = cache {
+                cache.save(&db, defs, &seen);
+            }
+        });
     }
     let _phase = crate::logging::phase("command and output");
     let result = command(&mut root, cli.command);
@@ -191,7 +193,10 @@ fn impact_target(root: &Root, g: &graph::DepGraph, target: &str) -> Result<Strin
 /// with its own database clone) and with a progress bar on long runs; the commands then
 /// read memoised results. Per-definition queries never depend on one another's results
 /// beyond the cut-off points, so the order is free.
-fn warm(root: &Root, quiet: bool) {
+///
+/// `save` (the cache's, which needs only what the files parsed to) runs beside the one
+/// root-wide query, which keeps a single core busy.
+fn warm(root: &Root, quiet: bool, save: impl FnOnce() + Send) {
     use rayon::prelude::*;
     let progress = crate::progress::Progress::new(root.defs.len(), "checking", quiet);
     // The one root-wide query on its own first, its inputs (each definition's `.soil`
@@ -205,10 +210,17 @@ fn warm(root: &Root, quiet: bool) {
                 soil_hash::prepared(db, def);
             });
     }
-    {
-        let _phase = crate::logging::phase("  hash the root's Soil (one query)");
-        soil_hash::computed_soil_hashes(&root.db);
-    }
+    let db = root.db.clone();
+    rayon::join(
+        move || {
+            let _phase = crate::logging::phase("  hash the root's Soil (one query)");
+            soil_hash::computed_soil_hashes(&db);
+        },
+        || {
+            let _phase = crate::logging::phase("  save the cache, beside it");
+            save();
+        },
+    );
     let _phase = crate::logging::phase("  flags and ladders per definition");
     root.defs
         .par_iter()

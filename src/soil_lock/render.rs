@@ -1,40 +1,51 @@
 //! Output of `soil-lock`: status tables and JSON, the graph in dot, mermaid and JSON,
 //! `impact` and `why`.
 
-use super::kind_of;
 use super::root::Root;
 use lockgraph_queries::db::Database;
 use lockgraph_queries::soil::engine::{self, Definition, EdgeKind};
 use lockgraph_queries::soil::graph::{self, DepGraph, NodeKind, Reached};
+use lockgraph_queries::soil::refresh;
 use lockgraph_queries::soil::soil_hash;
 use lockgraph_queries::soil::status::Ladder;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// `{"defs": [...]}`, each row built as it is written: a large root's rows and text are
-/// never all held at once.
-struct StatusJson<'a> {
-    root: &'a Root,
-    defs: &'a [Definition],
+/// `{"defs": [...]}` as serde's pretty printer lays it out, the rows rendered on every
+/// core a window at a time (`output::write_pretty_elements_with`): a large root's rows and
+/// text are never all held at once.
+fn print_status_json(root: &Root, defs: &[Definition]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let rows = defs.iter();
+    write_status_json(
+        &mut out,
+        rows,
+        STATUS_WINDOW,
+        root.db.clone(),
+        |db, &&def| def_json(db, def),
+    )?;
+    out.flush()
 }
 
-impl Serialize for StatusJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        struct Rows<'a>(&'a StatusJson<'a>);
-        impl Serialize for Rows<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.defs.iter().map(|&d| def_json(self.0.root, d)))
-            }
-        }
-        let mut out = s.serialize_struct("StatusJson", 1)?;
-        out.serialize_field("defs", &Rows(self))?;
-        out.end()
-    }
+/// The document of [`print_status_json`], each row `render` of an item.
+fn write_status_json<T: Sync, S: Clone + Send>(
+    out: &mut impl std::io::Write,
+    items: impl Iterator<Item = T>,
+    window_len: usize,
+    state: S,
+    render: impl Fn(&mut S, &T) -> DefJson + Sync,
+) -> std::io::Result<()> {
+    out.write_all(b"{\n  \"defs\": [")?;
+    crate::output::write_pretty_elements_with(out, items, 2, window_len, state, render)?;
+    out.write_all(b"\n}\n")
 }
 
-#[derive(Serialize)]
+/// Rows rendered at a time by `status --json`.
+const STATUS_WINDOW: usize = 8192;
+
+#[derive(Clone, Serialize)]
 struct DefJson {
     path: String,
     kind: Option<&'static str>,
@@ -49,7 +60,7 @@ struct DefJson {
     error: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 struct HashesJson {
     formal: String,
     test: Option<String>,
@@ -72,16 +83,15 @@ pub fn input_error(db: &Database, def: Definition) -> Option<String> {
     }
 }
 
-fn def_json(root: &Root, def: Definition) -> DefJson {
-    let db = &root.db;
+fn def_json(db: &Database, def: Definition) -> DefJson {
     let sidecar = engine::sidecar_of(db, def);
     let error = input_error(db, def);
     let accepted = sidecar.is_some_and(|s| s.accepted);
     let ladder = engine::ladder(db, def).as_str();
-    let flags = flag_names(root, def);
+    let flags = flag_names(db, def);
     DefJson {
         path: def.path(db).clone(),
-        kind: kind_of(root, def).map(|k| k.as_str()),
+        kind: refresh::kind_of(db, def).map(|k| k.as_str()),
         status: if error.is_some() && sidecar.is_none() {
             "unreadable"
         } else if accepted {
@@ -104,10 +114,10 @@ fn def_json(root: &Root, def: Definition) -> DefJson {
 
 pub fn status(root: &Root, defs: &[Definition], json: bool) {
     if json {
-        crate::output::print_json(&StatusJson { root, defs });
+        print_status_json(root, defs).unwrap_or_else(|e| crate::output::failed(&e));
         return;
     }
-    let rows: Vec<DefJson> = defs.iter().map(|&d| def_json(root, d)).collect();
+    let rows: Vec<DefJson> = defs.iter().map(|&d| def_json(&root.db, d)).collect();
     let width = rows.iter().map(|r| r.path.len()).max().unwrap_or(0);
     for r in &rows {
         let flags = if r.flags.is_empty() {
@@ -154,11 +164,8 @@ fn colour(root: &Root, id: &str, kind: NodeKind) -> &'static str {
 
 /// A definition's flags as printed, each once (a flag raised by several callees or
 /// oracles is one flag).
-fn flag_names(root: &Root, def: Definition) -> Vec<String> {
-    let mut names: Vec<String> = engine::flags(&root.db, def)
-        .iter()
-        .map(|r| r.name())
-        .collect();
+fn flag_names(db: &Database, def: Definition) -> Vec<String> {
+    let mut names: Vec<String> = engine::flags(db, def).iter().map(|r| r.name()).collect();
     names.dedup();
     names
 }
@@ -172,7 +179,7 @@ fn status_of(root: &Root, id: &str) -> String {
                 s.push_str(", accepted");
             }
             // Stale flags show in every format, not only in `status`.
-            let flags = flag_names(root, d);
+            let flags = flag_names(&root.db, d);
             if !flags.is_empty() {
                 s.push_str(&format!(" [{}]", flags.join(", ")));
             }
@@ -406,4 +413,55 @@ pub fn why(root: &Root, def: Definition, json: bool) {
 fn short(hash: &str) -> &str {
     let end = hash.len().min("sha256:".len() + 12);
     &hash[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(path: &str, flags: &[&str], error: bool) -> DefJson {
+        DefJson {
+            path: path.into(),
+            kind: Some("function"),
+            status: "typed",
+            ladder: "typed",
+            accepted: false,
+            flags: flags.iter().map(|f| f.to_string()).collect(),
+            hashes: (!error).then(|| HashesJson {
+                formal: "sha256:aa".into(),
+                test: None,
+                prose: "sha256:bb".into(),
+                soil: Some("sha256:cc".into()),
+            }),
+            error: error.then(|| "at `spec` (line 2, column 3): \"x\"".into()),
+        }
+    }
+
+    /// The streamed document is serde's pretty one, at every window length and with no
+    /// rows at all.
+    #[test]
+    fn the_streamed_status_is_the_serde_status() {
+        #[derive(Serialize)]
+        struct Status {
+            defs: Vec<DefJson>,
+        }
+        let rows = [
+            row("a/b", &[], false),
+            row("a/c", &["formal-stale", "callee-changed:a/b"], false),
+            row("d", &[], true),
+        ];
+        for n in 0..=rows.len() {
+            let defs = rows[..n].to_vec();
+            let want = serde_json::to_string_pretty(&Status { defs: defs.clone() }).unwrap() + "\n";
+            for window in [1, 2, 8192] {
+                let mut got = Vec::new();
+                write_status_json(&mut got, defs.iter(), window, (), |(), r| (*r).clone()).unwrap();
+                assert_eq!(
+                    String::from_utf8(got).unwrap(),
+                    want,
+                    "{n} rows, window {window}"
+                );
+            }
+        }
+    }
 }

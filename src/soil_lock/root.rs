@@ -240,6 +240,12 @@ impl Root {
         }
     }
 
+    /// The cache and what this run saw of each definition's files, for a caller that saves
+    /// it ([`SoilCache::save`]) beside other work.
+    pub fn take_cache(&mut self) -> Option<(SoilCache, Vec<[Seen; 3]>)> {
+        self.cache.take()
+    }
+
     /// Stores in the remote cache what this run derived and the server did not have. Call it
     /// once the engine has computed what the commands need, as [`Root::save_cache`].
     pub fn upload_remote(&mut self) {
