@@ -207,12 +207,20 @@ impl<'a, W: Write> Checksummed<'a, W> {
 }
 
 impl<W: Write> Write for Checksummed<'_, W> {
+    #[inline]
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.write_all(buf).map(|()| buf.len())
+    }
+
+    /// postcard writes a field, often a byte, at a time: inlined into it, a short write is
+    /// a store or two rather than a call to `memcpy` through the default loop.
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         self.block.extend_from_slice(buf);
         if self.block.len() >= Self::BLOCK {
             self.write_block()?;
         }
-        Ok(buf.len())
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
