@@ -18,10 +18,9 @@ use std::fmt::Write as _;
 fn print_status_json(root: &Root, defs: &[Definition]) -> std::io::Result<()> {
     use std::io::Write;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let rows = defs.iter();
     write_status_json(
         &mut out,
-        rows,
+        defs.iter(),
         STATUS_WINDOW,
         root.db.clone(),
         |db, &&def| def_json(db, def),

@@ -101,7 +101,7 @@ pub struct Root {
     /// By path, sorted.
     pub defs: Vec<Definition>,
     /// The cache, and how each definition's `.tr`, `.lock` and `.soil` were taken in (by index in
-    /// `defs`), until [`Root::save_cache`]; `None` without the cache.
+    /// `defs`), until [`Root::take_cache`]; `None` without the cache.
     cache: Option<(SoilCache, Vec<[Seen; 3]>)>,
     /// The remote cache and what this run looked up there, until [`Root::upload_remote`].
     remote: Option<(Remote, Plan)>,
@@ -231,23 +231,15 @@ impl Root {
         Ok(root)
     }
 
-    /// Writes what this run learnt to the cache: nothing when nothing changed. Call it once
-    /// the engine has computed what the commands need (the values saved are the memoised
-    /// query results).
-    pub fn save_cache(&mut self) {
-        if let Some((cache, seen)) = self.cache.take() {
-            cache.save(&self.db, &self.defs, &seen);
-        }
-    }
-
-    /// The cache and what this run saw of each definition's files, for a caller that saves
-    /// it ([`SoilCache::save`]) beside other work.
+    /// The cache and what this run saw of each definition's files, for the caller to save
+    /// ([`SoilCache::save`]: nothing when nothing changed) once the files are taken in; it
+    /// needs only what they parsed to, so it can run beside the engine's work.
     pub fn take_cache(&mut self) -> Option<(SoilCache, Vec<[Seen; 3]>)> {
         self.cache.take()
     }
 
     /// Stores in the remote cache what this run derived and the server did not have. Call it
-    /// once the engine has computed what the commands need, as [`Root::save_cache`].
+    /// once the engine has computed what the commands need.
     pub fn upload_remote(&mut self) {
         if let Some((remote, plan)) = self.remote.take() {
             remote::upload(&remote, &plan, &self.db, &self.defs);
