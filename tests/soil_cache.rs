@@ -127,6 +127,7 @@ fn refresh_and_manifest_write_the_same_files_through_a_warm_cache() {
 #[test]
 fn a_warm_run_with_nothing_changed_writes_nothing() {
     let tree = Tree::copy_of("soil");
+    tree.wait_past_its_timestamps();
     run(&tree, &["status"]);
     let before = identities(&tree);
     assert!(before.len() > 1, "shards and the externals: {before:?}");
@@ -213,6 +214,7 @@ fn uncached_json(tree: &Tree) -> String {
 #[test]
 fn edits_to_a_spec_and_a_sidecar_are_seen_and_rewrite_one_shard() {
     let tree = Tree::copy_of("soil");
+    tree.wait_past_its_timestamps();
     run(&tree, &["status", "--json"]);
     let before = identities(&tree);
     let sum_shard = shard_of_sum(&tree);

@@ -70,6 +70,44 @@ impl Tree {
             .unwrap();
     }
 
+    /// Waits until the file system's clock has moved past every file of the tree, so that a
+    /// cache written next is strictly newer than each of them. Otherwise a cold run right
+    /// after the copy may write its cache in the tick of the copy's last files, and git's
+    /// racy-timestamp rule has the next run read them again and rewrite their shards — the
+    /// right behaviour, but not what a test of an unchanged or a one-file run is about.
+    pub fn wait_past_its_timestamps(&self) {
+        use std::os::unix::fs::MetadataExt;
+        fn newest(dir: &Path) -> i128 {
+            let at = |s: i64, ns: i64| i128::from(s) * 1_000_000_000 + i128::from(ns);
+            fs::read_dir(dir)
+                .unwrap()
+                .map(|e| {
+                    let e = e.unwrap();
+                    let m = e.metadata().unwrap();
+                    let own = at(m.mtime(), m.mtime_nsec()).max(at(m.ctime(), m.ctime_nsec()));
+                    if m.is_dir() {
+                        own.max(newest(&e.path()))
+                    } else {
+                        own
+                    }
+                })
+                .max()
+                .unwrap_or(i128::MIN)
+        }
+        let newest = newest(self.dir.path());
+        let probe = self.dir.path().join(".clock-probe");
+        loop {
+            fs::write(&probe, b"").unwrap();
+            let m = fs::metadata(&probe).unwrap();
+            let now = i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec());
+            fs::remove_file(&probe).unwrap();
+            if now > newest {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     /// The cache files (`*.v1`) in the tree's directory `rel`, sorted; none if it is missing.
     pub fn cache_files(&self, rel: &str) -> Vec<PathBuf> {
         let mut out: Vec<_> = fs::read_dir(self.path(rel))
