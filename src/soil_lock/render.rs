@@ -41,8 +41,10 @@ fn write_status_json<T: Sync, S: Clone + Send>(
     out.write_all(b"\n}\n")
 }
 
-/// Rows rendered at a time by `status --json`.
-const STATUS_WINDOW: usize = 8192;
+/// Rows rendered at a time by `status --json`: enough to keep every core busy, few
+/// enough that the window's text (about 600 bytes a row) is not what a large root's
+/// peak memory is made of.
+const STATUS_WINDOW: usize = 2048;
 
 #[derive(Clone, Serialize)]
 struct DefJson {

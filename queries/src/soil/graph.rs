@@ -117,15 +117,15 @@ impl DepGraph {
     }
 }
 
-/// The whole graph. Re-assembling it is linear in the edges; the per-definition edge lists
-/// it is assembled from are memoised, so a sidecar edit re-reads one node's edges.
+/// The whole graph, linear in the edges: each definition's are resolved again from its
+/// parsed sidecar (kept by the engine), which costs less than keeping them all.
 pub fn build(db: &dyn salsa::Database) -> DepGraph {
     let mut g = DepGraph::default();
     for def in Project::get(db).definitions(db) {
         g.node(def.path(db), NodeKind::Definition);
     }
     for def in Project::get(db).definitions(db) {
-        g.set_edges(def.path(db), edges(db, *def));
+        g.set_edges(def.path(db), &edges(db, *def));
     }
     g
 }

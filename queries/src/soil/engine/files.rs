@@ -49,8 +49,9 @@ pub fn tr_summary_of(path: &str, bytes: &[u8]) -> Result<TrSummary, InputError> 
     }
 }
 
-/// The three hashes recomputed from the current `.tr`.
-#[salsa::tracked(returns(copy))]
+/// The three hashes recomputed from the current `.tr`: read from its summary, not
+/// memoised (the flags read the summary too; [`formal_hash_now`] is the firewall other
+/// definitions depend on).
 pub fn spec_hashes(db: &dyn salsa::Database, def: Definition) -> Option<SpecHashes> {
     match tr_summary(db, def)? {
         Ok(summary) => Some(summary.hashes),

@@ -58,13 +58,16 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
     if let Some(now) = spec_hashes(db, def) {
         let stored = &sidecar.spec.hashes;
         let mut compare = |flag, what: &str, stored: Option<&str>, now: Option<ContentHash>| {
-            let now = now.map(|h| h.to_string());
-            if stored != now.as_deref() {
+            let same = match (stored, now) {
+                (Some(stored), Some(now)) => now.is_written_as(stored),
+                (stored, now) => stored.is_none() && now.is_none(),
+            };
+            if !same {
                 out.push(Reason {
                     flag,
                     other: None,
                     recorded: stored.map(str::to_string),
-                    current: now,
+                    current: now.map(|h| h.to_string()),
                     detail: format!("the {what} part of the spec changed since it was locked"),
                 });
             }
@@ -132,19 +135,19 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
     let verdict = crate::soil::soil_hash::soil_verdict(db, def);
     let index = def_index(db);
     let externals = Project::get(db).externals(db);
-    for edge in edges(db, def) {
+    for edge in &edges(db, def) {
         match (&edge.kind, &edge.target) {
             (EdgeKind::Helper, _) => {}
             (EdgeKind::Call, Resolution::Found(callee)) => {
                 let current = index
                     .get(callee)
-                    .and_then(|d| lowered_soil_hash(db, d).clone());
-                if current.as_deref() != Some(edge.recorded.as_str()) {
+                    .and_then(|d| lowered_soil_hash(db, d).as_deref());
+                if current != Some(edge.recorded.as_str()) {
                     out.push(Reason {
                         flag: Flag::StaleCallees,
                         other: Some(callee.clone()),
                         recorded: Some(edge.recorded.clone()),
-                        current: current.clone(),
+                        current: current.map(str::to_owned),
                         detail: match current {
                             Some(_) => {
                                 format!("callee {callee} was re-lowered since this was checked")
@@ -168,13 +171,11 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
             }),
             (EdgeKind::Oracle, target) => {
                 let current = match target {
-                    Resolution::Found(p) => index
-                        .get(p)
-                        .and_then(|d| formal_hash_now(db, d))
-                        .map(|h| h.to_string()),
+                    Resolution::Found(p) => index.get(p).and_then(|d| formal_hash_now(db, d)),
                     _ => None,
                 };
-                if current.as_deref() != Some(edge.recorded.as_str()) {
+                if !current.is_some_and(|h| h.is_written_as(&edge.recorded)) {
+                    let current = current.map(|h| h.to_string());
                     out.push(Reason {
                         flag: Flag::StaleOracle,
                         other: Some(match target {
@@ -191,13 +192,13 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
                 }
             }
             (EdgeKind::External, Resolution::Found(key)) => {
-                let current = externals.get(key).cloned().flatten();
-                if current.as_deref() != Some(edge.recorded.as_str()) {
+                let current = externals.get(key).and_then(Option::as_deref);
+                if current != Some(edge.recorded.as_str()) {
                     out.push(Reason {
                         flag: Flag::StaleOracle,
                         other: Some(edge.name.clone()),
                         recorded: Some(edge.recorded.clone()),
-                        current: current.clone(),
+                        current: current.map(str::to_owned),
                         detail: match current {
                             Some(_) => format!("oracle `{}` changed", edge.name),
                             None => format!("oracle `{}` cannot be found", edge.name),

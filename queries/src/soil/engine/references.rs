@@ -110,9 +110,12 @@ impl EdgeKind {
     }
 }
 
-/// The edges of one definition. Re-runs when its own sidecar changes, or when the set of
-/// definitions changes (resolution).
-#[salsa::tracked(returns(ref))]
+/// The edges of one definition, as its sidecar and the set of definitions give them.
+///
+/// Not memoised: its readers (the definition's own flags and checks, the graph) read the
+/// sidecar anyway, so a memo would cut off nothing, and keeping every definition's edges
+/// (names, paths and hashes copied out of the sidecar) was about a tenth of a status
+/// run's memory at 10,000 definitions.
 pub fn edges(db: &dyn salsa::Database, def: Definition) -> Vec<Edge> {
     let Some(sidecar) = sidecar_of(db, def) else {
         return Vec::new();
