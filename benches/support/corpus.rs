@@ -430,10 +430,11 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
         });
         s.present.checks = true;
         s.checks.types = Some(TypeCheck::Ok);
-        s.checks.refinements = Refinements::Clauses(BTreeMap::from([(
-            "finite".to_string(),
-            ClauseState::Proven,
-        )]));
+        s.checks.refinements = Refinements::Clauses(
+            [("finite".to_string(), ClauseState::Proven)]
+                .into_iter()
+                .collect(),
+        );
         s.tests = vec![TestRow {
             name: "basics".into(),
             tier: Tier::Expect,

@@ -3,7 +3,7 @@
 //! ever stored.
 
 use super::sidecar::{
-    ClauseState, DefKind, RefinementSummary, Refinements, Sidecar, TestResult, TypeCheck,
+    ClauseMap, ClauseState, DefKind, RefinementSummary, Refinements, Sidecar, TestResult, TypeCheck,
 };
 use std::fmt;
 
@@ -109,9 +109,8 @@ impl fmt::Display for Ladder {
 /// Every clause proven, and at least one clause: an empty set proves nothing, so only
 /// `tested` means correct there (seed §8).
 fn all_proven(s: &Sidecar) -> bool {
-    let clauses_proven = |m: &std::collections::BTreeMap<String, ClauseState>| {
-        !m.is_empty() && m.values().all(|c| *c == ClauseState::Proven)
-    };
+    let clauses_proven =
+        |m: &ClauseMap| !m.is_empty() && m.values().all(|c| c == ClauseState::Proven);
     match &s.checks.refinements {
         Refinements::Clauses(m) => clauses_proven(m),
         Refinements::Prototype(summary) => *summary == RefinementSummary::Proven,

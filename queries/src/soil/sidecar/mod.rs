@@ -193,8 +193,9 @@ pub struct Sidecar {
     pub checks: Checks,
     pub tests: Vec<TestRow>,
     pub oracles: Vec<Oracle>,
-    /// Bindings only (function entries).
-    pub ffi: Option<Ffi>,
+    /// Bindings only (function entries); boxed, as `lowering.decisions` is, so that the
+    /// rare part costs a pointer in every other sidecar.
+    pub ffi: Option<Box<Ffi>>,
     /// Type entries only; `None` is `null` or no such key (see [`Present::cycle_hash`]).
     pub cycle_hash: Option<String>,
     pub accepted: bool,
@@ -284,7 +285,7 @@ pub struct Lowering {
     /// Callees with the `soil_hash` this lowering was checked against.
     pub calls: Vec<NameHash>,
     /// v1 only; the seed's prototype has no such key.
-    pub decisions: Option<LoweringDecisions>,
+    pub decisions: Option<Box<LoweringDecisions>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -330,7 +331,7 @@ pub struct Checks {
     /// v1's count of holes left in the Soil.
     pub holes: Option<u32>,
     /// Type entries only, in place of `refinements`.
-    pub invariants: Option<BTreeMap<String, ClauseState>>,
+    pub invariants: Option<ClauseMap>,
 }
 
 impl Checks {
@@ -348,12 +349,59 @@ impl Checks {
     }
 }
 
+/// Clause label → state, sorted by label, each label once: `refinements` and
+/// `invariants`. A sorted vector, not a `BTreeMap`: most definitions have one clause, and
+/// a B-tree's smallest node (about 290 bytes) was a twentieth of a status run's heap at
+/// 50,000 definitions.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ClauseMap(Vec<(String, ClauseState)>);
+
+impl ClauseMap {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Labels and states in label order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, ClauseState)> {
+        self.0.iter().map(|(label, state)| (label.as_str(), *state))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = ClauseState> + '_ {
+        self.0.iter().map(|&(_, state)| state)
+    }
+
+    pub fn get(&self, label: &str) -> Option<ClauseState> {
+        self.0
+            .binary_search_by(|(l, _)| l.as_str().cmp(label))
+            .ok()
+            .map(|i| self.0[i].1)
+    }
+}
+
+/// As a `BTreeMap` collects: sorted by label, the last state of a repeated label kept.
+impl FromIterator<(String, ClauseState)> for ClauseMap {
+    fn from_iter<I: IntoIterator<Item = (String, ClauseState)>>(entries: I) -> Self {
+        let map: BTreeMap<String, ClauseState> = entries.into_iter().collect();
+        ClauseMap(map.into_iter().collect())
+    }
+}
+
+impl From<BTreeMap<String, ClauseState>> for ClauseMap {
+    fn from(map: BTreeMap<String, ClauseState>) -> Self {
+        ClauseMap(map.into_iter().collect())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Refinements {
     /// The seed's shape: one word for all clauses.
     Prototype(RefinementSummary),
     /// v1's shape: clause label → how it is discharged.
-    Clauses(BTreeMap<String, ClauseState>),
+    Clauses(ClauseMap),
     /// No `refinements` key (types, which use `invariants`, and headers).
     Absent,
 }

@@ -54,10 +54,10 @@ fn golden_sidecar_round_trips_byte_for_byte() {
     assert_eq!(s.checks.termination, Some(Termination::Verified));
     assert_eq!(
         s.checks.refinements,
-        Refinements::Clauses(BTreeMap::from([(
+        Refinements::Clauses(ClauseMap::from(BTreeMap::from([(
             "non-negative".to_owned(),
             ClauseState::Runtime
-        )]))
+        )])))
     );
     assert_eq!(s.checks.holes, Some(0));
     assert_eq!(s.tests[2].origin, Origin::Derived);
@@ -201,7 +201,10 @@ fn binding_with_ffi_round_trips_byte_for_byte() {
     assert_eq!(s.tests[0].mode, "replay");
     assert_eq!(s.spec.escape_hatches[1], "émoji 😀 \"quoted\"\ttab");
     assert_eq!(s.lowering, None);
-    assert_eq!(s.checks.refinements, Refinements::Clauses(BTreeMap::new()));
+    assert_eq!(
+        s.checks.refinements,
+        Refinements::Clauses(ClauseMap::default())
+    );
     assert_eq!(s.versions, Versions::default());
 }
 
@@ -255,6 +258,28 @@ const TYPE_ENTRY: &str = r#"{
 }
 "#;
 
+/// A clause map is the `BTreeMap` it replaced: sorted by label, the last state of a
+/// repeated label kept, looked up by label.
+#[test]
+fn a_clause_map_reads_as_the_ordered_map_it_replaced() {
+    let entries = [
+        ("upper", ClauseState::Runtime),
+        ("lower", ClauseState::Proven),
+        ("upper", ClauseState::Trusted),
+        ("mid dle", ClauseState::Proven),
+    ]
+    .map(|(l, s)| (l.to_owned(), s));
+    let ordered: BTreeMap<String, ClauseState> = entries.iter().cloned().collect();
+    let map: ClauseMap = entries.iter().cloned().collect();
+    assert_eq!(map, ClauseMap::from(ordered.clone()));
+    assert!(map.iter().eq(ordered.iter().map(|(l, s)| (l.as_str(), *s))));
+    assert_eq!(map.len(), 3);
+    for label in ["lower", "mid dle", "upper", "absent", ""] {
+        assert_eq!(map.get(label), ordered.get(label).copied(), "{label}");
+    }
+    assert!(ClauseMap::default().is_empty());
+}
+
 #[test]
 fn type_entry_with_invariants_and_cycle_hash_round_trips() {
     let s = assert_round_trip(TYPE_ENTRY);
@@ -262,7 +287,12 @@ fn type_entry_with_invariants_and_cycle_hash_round_trips() {
     assert_eq!(s.spec.hashes.test, None);
     assert_eq!(s.checks.refinements, Refinements::Absent);
     assert_eq!(
-        s.checks.invariants.as_ref().unwrap()["lo <= hi"],
+        s.checks
+            .invariants
+            .as_ref()
+            .unwrap()
+            .get("lo <= hi")
+            .unwrap(),
         ClauseState::Proven
     );
     assert_eq!(s.cycle_hash.as_deref(), Some("sha256:ffffffff"));
@@ -1118,8 +1148,9 @@ fn arb_kw<T: Clone + std::fmt::Debug + 'static>(all: &'static [T]) -> impl Strat
     prop::sample::select(all)
 }
 
-fn arb_clause_map() -> impl Strategy<Value = BTreeMap<String, ClauseState>> {
+fn arb_clause_map() -> impl Strategy<Value = ClauseMap> {
     prop::collection::btree_map(arb_text(), arb_kw(ClauseState::ALL), 0..4)
+        .prop_map(ClauseMap::from)
 }
 
 fn arb_name_hashes() -> impl Strategy<Value = Vec<NameHash>> {
@@ -1163,9 +1194,11 @@ fn arb_lowering() -> impl Strategy<Value = Lowering> {
                     model,
                     private_helpers,
                     calls,
-                    decisions: decisions.map(|(scope_hash, applied)| LoweringDecisions {
-                        scope_hash,
-                        applied,
+                    decisions: decisions.map(|(scope_hash, applied)| {
+                        Box::new(LoweringDecisions {
+                            scope_hash,
+                            applied,
+                        })
                     }),
                 }
             },
@@ -1336,7 +1369,7 @@ fn arb_sidecar() -> impl Strategy<Value = Sidecar> {
                     checks,
                     tests,
                     oracles,
-                    ffi: ffi.filter(|_| kind == DefKind::Function),
+                    ffi: ffi.filter(|_| kind == DefKind::Function).map(Box::new),
                     cycle_hash: cycle_hash.clone().filter(|_| kind == DefKind::Type),
                     accepted,
                     present: Present {

@@ -6,8 +6,8 @@
 //! says which style each value takes. The manifest reuses the tree to nest whole sidecars.
 
 use super::{
-    AppliedDecision, BlockAuthor, Checks, Ffi, Lowering, NameHash, Oracle, Refinements, Scalar,
-    Sidecar, Spec, TestRow,
+    AppliedDecision, BlockAuthor, Checks, ClauseMap, Ffi, Lowering, NameHash, Oracle, Refinements,
+    Scalar, Sidecar, Spec, TestRow,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -165,6 +165,14 @@ fn sorted_map<V>(map: &BTreeMap<String, V>, value: impl Fn(&V) -> &str) -> Layou
     )
 }
 
+fn clause_map(map: &ClauseMap) -> Layout {
+    Layout::Object(
+        map.iter()
+            .map(|(label, state)| (label.to_owned(), string(state.as_str())))
+            .collect(),
+    )
+}
+
 fn lines<T>(items: &[T], line: impl Fn(&T) -> String) -> Layout {
     Layout::Lines(items.iter().map(line).collect())
 }
@@ -304,12 +312,12 @@ fn checks(c: &Checks) -> Layout {
     match &c.refinements {
         Refinements::Prototype(summary) => members.push(("refinements", string(summary.as_str()))),
         Refinements::Clauses(clauses) => {
-            members.push(("refinements", sorted_map(clauses, |s| s.as_str())));
+            members.push(("refinements", clause_map(clauses)));
         }
         Refinements::Absent => {}
     }
     if let Some(invariants) = &c.invariants {
-        members.push(("invariants", sorted_map(invariants, |s| s.as_str())));
+        members.push(("invariants", clause_map(invariants)));
     }
     if let Some(demoted) = &c.demoted {
         members.push(("demoted", Layout::Inline(inline_strings(demoted))));

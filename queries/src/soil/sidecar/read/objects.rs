@@ -3,10 +3,10 @@
 
 use super::super::json::{Node, Value};
 use super::super::{
-    AppliedDecision, Author, BlockAuthor, Checks, ClauseState, DefKind, Ffi, FfiTrust, LOCK_FORMAT,
-    Lowering, LoweringDecisions, LoweringProvenance, NameHash, Oracle, Origin, Present,
-    RefinementSummary, Refinements, Scalar, Sidecar, Spec, SpecHashes, Termination, TestResult,
-    TestRow, Tier, TypeCheck, Versions,
+    AppliedDecision, Author, BlockAuthor, Checks, ClauseMap, ClauseState, DefKind, Ffi, FfiTrust,
+    LOCK_FORMAT, Lowering, LoweringDecisions, LoweringProvenance, NameHash, Oracle, Origin,
+    Present, RefinementSummary, Refinements, Scalar, Sidecar, Spec, SpecHashes, Termination,
+    TestResult, TestRow, Tier, TypeCheck, Versions,
 };
 use super::values::{
     Fields, array, boolean, count, hash, keyword, map, nonempty, nullable, string,
@@ -75,7 +75,7 @@ pub(super) fn top(root: &Node) -> Read<Sidecar> {
         checks: checks.unwrap_or_else(Checks::absent),
         tests: tests.unwrap_or_default(),
         oracles: oracles.unwrap_or_default(),
-        ffi: f.opt("ffi", ffi)?,
+        ffi: f.opt("ffi", ffi)?.map(Box::new),
         cycle_hash: cycle_hash.flatten(),
         accepted: f.req("accepted", boolean)?,
         present,
@@ -189,7 +189,7 @@ fn lowering(node: &Node, path: &Path) -> Read<Lowering> {
         model: f.req("model", nullable(nonempty))?,
         private_helpers: f.req("private_helpers", |n, p| array(n, p, name_hash))?,
         calls: f.req("calls", |n, p| array(n, p, name_hash))?,
-        decisions: f.opt("decisions", lowering_decisions)?,
+        decisions: f.opt("decisions", lowering_decisions)?.map(Box::new),
     })
 }
 
@@ -253,7 +253,7 @@ fn checks(node: &Node, path: &Path, kind: DefKind) -> Read<Checks> {
         .opt("refinements", |n, p| match &n.value {
             Value::String(_) => keyword::<RefinementSummary>(n, p).map(Refinements::Prototype),
             Value::Object(_) => map(n, p, "an object of clause states", keyword::<ClauseState>)
-                .map(Refinements::Clauses),
+                .map(|clauses| Refinements::Clauses(clauses.into())),
             _ => Err(mismatch(
                 n,
                 p,
@@ -291,6 +291,7 @@ fn checks(node: &Node, path: &Path, kind: DefKind) -> Read<Checks> {
                 "an object of invariant states",
                 keyword::<ClauseState>,
             )
+            .map(ClauseMap::from)
         })?,
     })
 }
