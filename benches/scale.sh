@@ -12,7 +12,8 @@
 #                             # (+100k at 2%); real ×40; soil 1k 10k 50k
 #   REAL_SIZES="2000" COPY_SIZES="" HARSH_SIZES="" REAL_COPIES="" SOIL_SIZES="" bash benches/scale.sh
 #
-# COPY_AUDIT=<binary> measures another build of copy-audit on the same trees.
+# COPY_AUDIT=<binary> (SOIL_LOCK=<binary>) measures another build of copy-audit (soil-lock)
+# on the same trees.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +32,7 @@ mkdir -p "$WORK"
 cargo build --release --quiet --bin copy-audit --bin soil-lock --example gen_corpus --example floor --example real_corpus --example real_tree
 BIN=target/release
 COPY_AUDIT=${COPY_AUDIT:-$PWD/$BIN/copy-audit}
-SOIL_LOCK=$PWD/$BIN/soil-lock
+SOIL_LOCK=${SOIL_LOCK:-$PWD/$BIN/soil-lock}
 GEN=$PWD/$BIN/examples/gen_corpus
 REAL=$PWD/$BIN/examples/real_corpus
 REAL_TREE=$PWD/$BIN/examples/real_tree

@@ -114,8 +114,8 @@ impl TrSummary {
             .collect();
         let tags_at = match &tr.frontmatter {
             Some(fm) if !fm.tag_offsets.is_empty() => {
-                // The tags are in the front matter: lines up to the last of them are
-                // all the index needs (indexing the whole spec was 3% of a cold run).
+                // The tags are in the front matter: the lines up to the last of them
+                // are all the index needs (see `tr::Sink` for what the whole cost).
                 let last = fm
                     .tag_offsets
                     .iter()
