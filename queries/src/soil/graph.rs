@@ -118,7 +118,7 @@ impl DepGraph {
 }
 
 /// The whole graph, linear in the edges: each definition's are resolved again from its
-/// parsed sidecar (kept by the engine), which costs less than keeping them all.
+/// parsed sidecar (see [`edges`] for why they are not kept).
 pub fn build(db: &dyn salsa::Database) -> DepGraph {
     let mut g = DepGraph::default();
     for def in Project::get(db).definitions(db) {

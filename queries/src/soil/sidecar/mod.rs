@@ -357,10 +357,6 @@ impl Checks {
 pub struct ClauseMap(Vec<(String, ClauseState)>);
 
 impl ClauseMap {
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -9,7 +9,6 @@ use super::{
     AppliedDecision, BlockAuthor, Checks, ClauseMap, Ffi, Lowering, NameHash, Oracle, Refinements,
     Scalar, Sidecar, Spec, TestRow,
 };
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// How a value is laid out.
@@ -156,21 +155,18 @@ fn object(members: Vec<(&str, Layout)>) -> Layout {
     )
 }
 
-/// A map written one entry per line; `BTreeMap` iteration is the sorted key order.
-fn sorted_map<V>(map: &BTreeMap<String, V>, value: impl Fn(&V) -> &str) -> Layout {
+/// A map written one entry per line, in the order given: sorted by key, as the maps
+/// that call it (`BTreeMap`, [`ClauseMap`]) iterate.
+fn sorted_map<'a>(entries: impl Iterator<Item = (&'a str, &'a str)>) -> Layout {
     Layout::Object(
-        map.iter()
-            .map(|(k, v)| (k.clone(), string(value(v))))
+        entries
+            .map(|(key, value)| (key.to_owned(), string(value)))
             .collect(),
     )
 }
 
 fn clause_map(map: &ClauseMap) -> Layout {
-    Layout::Object(
-        map.iter()
-            .map(|(label, state)| (label.to_owned(), string(state.as_str())))
-            .collect(),
-    )
+    sorted_map(map.iter().map(|(label, state)| (label, state.as_str())))
 }
 
 fn lines<T>(items: &[T], line: impl Fn(&T) -> String) -> Layout {
@@ -242,7 +238,8 @@ fn spec(s: &Spec) -> Layout {
         ),
     ];
     if let Some(decisions) = &s.decisions {
-        members.push(("decisions", sorted_map(decisions, String::as_str)));
+        let entries = decisions.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        members.push(("decisions", sorted_map(entries)));
     }
     object(members)
 }
