@@ -47,15 +47,15 @@ fn root() -> tempfile::TempDir {
             &name,
             DefKind::Function,
             SpecHashes {
-                formal: hashes.formal.to_string(),
-                test: hashes.test.map(|t| t.to_string()),
-                prose: hashes.prose.to_string(),
+                formal: hashes.formal.into(),
+                test: hashes.test.map(Into::into),
+                prose: hashes.prose.into(),
             },
             blocks,
             Versions(vec![("trellis".into(), "0.1.0".into())]),
         );
         s.lowering = Some(Lowering {
-            soil_hash: h(i, "sss"),
+            soil_hash: h(i, "sss").parse().unwrap(),
             provenance: LoweringProvenance::Agent,
             provider: None,
             model: None,
@@ -63,7 +63,7 @@ fn root() -> tempfile::TempDir {
             calls: (i > 0)
                 .then(|| NameHash {
                     name: format!("d{}", i - 1),
-                    hash: h(i, "x"),
+                    hash: h(i, "x").parse().unwrap(),
                 })
                 .into_iter()
                 .collect(),
@@ -71,7 +71,7 @@ fn root() -> tempfile::TempDir {
         });
         s.oracles = vec![Oracle::Definition {
             name: format!("d{}", (i + 1) % N),
-            formal_hash: formal[(i + 1) % N].clone(),
+            formal_hash: formal[(i + 1) % N].parse().unwrap(),
         }];
         s.accepted = true;
         let base = dir.path().join(format!("m/{name}"));

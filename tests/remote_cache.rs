@@ -240,21 +240,25 @@ mod lying {
         }
     }
 
-    /// Serves on a free loopback port, on a thread of its own, until the process ends.
+    /// Serves on a free loopback port, on a thread of its own, until the process ends. The
+    /// server takes the very socket that was bound: a port let go and bound again could be
+    /// taken in between by another test of this file, run in parallel.
     pub fn start() -> u16 {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
-        drop(listener);
         std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .unwrap();
-            runtime.block_on(
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
                 tonic::transport::Server::builder()
                     .add_service(ActionCacheServer::new(Liar))
-                    .serve(addr),
-            )
+                    .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener))
+                    .await
+            })
         });
         let start = std::time::Instant::now();
         while std::net::TcpStream::connect(addr).is_err() {

@@ -397,9 +397,9 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
             &name,
             DefKind::Function,
             SpecHashes {
-                formal: h.formal.to_string(),
-                test: h.test.map(|t| t.to_string()),
-                prose: h.prose.to_string(),
+                formal: h.formal.into(),
+                test: h.test.map(Into::into),
+                prose: h.prose.into(),
             },
             blocks,
             Versions(vec![
@@ -408,7 +408,7 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
             ]),
         );
         s.lowering = Some(Lowering {
-            soil_hash: recorded(i, &hashes),
+            soil_hash: recorded(i, &hashes).parse().unwrap(),
             provenance: LoweringProvenance::Agent,
             provider: Some("claude-code".into()),
             model: Some("claude-opus-4-7".into()),
@@ -416,14 +416,14 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
                 .iter()
                 .map(|h| NameHash {
                     name: h.clone(),
-                    hash: helper_hash(i),
+                    hash: helper_hash(i).parse().unwrap(),
                 })
                 .collect(),
             calls: callees
                 .iter()
                 .map(|&c| NameHash {
                     name: format!("d{c}"),
-                    hash: recorded(c, &hashes),
+                    hash: recorded(c, &hashes).parse().unwrap(),
                 })
                 .collect(),
             decisions: None,
@@ -447,13 +447,13 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
             let target = i - 5 - 20 * rng.below(i / 20);
             s.oracles.push(Oracle::Definition {
                 name: path_of(target),
-                formal_hash: formal[target].clone(),
+                formal_hash: formal[target].parse().unwrap(),
             });
         }
         if i % 50 == 3 {
             s.oracles.push(Oracle::Reference {
                 path: "ref/oracle.py::f".into(),
-                hash: ref_hash.clone(),
+                hash: ref_hash.parse().unwrap(),
             });
         }
         emit(&format!("{}.tr", path_of(i)), &text);

@@ -35,12 +35,6 @@ impl ContentHash {
         }
         (seen & !0x0F == 0).then_some(ContentHash(out))
     }
-
-    /// Whether `text` is this hash's written form (`self.to_string() == text`), without
-    /// writing it: flags compare every definition's recorded hashes with the current ones.
-    pub fn is_written_as(&self, text: &str) -> bool {
-        ContentHash::parse(text) == Some(*self)
-    }
 }
 
 /// The value of each lowercase hex digit, and `0xFF` for every other byte.
@@ -101,31 +95,6 @@ mod tests {
             ContentHash::parse(&h.to_string().replace("sha256:", "md5:")),
             None
         );
-    }
-
-    /// `is_written_as` is `to_string() ==`: for the hash's own text, and for each way a
-    /// recorded hash can differ from it (abbreviated, uppercase, another digest, padded).
-    #[test]
-    fn is_written_as_is_comparing_the_written_form() {
-        let h = ContentHash::of(b"abc");
-        let text = h.to_string();
-        let other = ContentHash::of(b"abd").to_string();
-        for candidate in [
-            text.clone(),
-            text[..15].to_string(),
-            text.to_uppercase(),
-            text.replace("sha256:", "SHA256:"),
-            format!("{text} "),
-            format!(" {text}"),
-            other,
-            String::new(),
-        ] {
-            assert_eq!(
-                h.is_written_as(&candidate),
-                h.to_string() == candidate,
-                "{candidate:?}"
-            );
-        }
     }
 
     /// Every byte in every digit position: accepted exactly when it is a lowercase hex

@@ -41,15 +41,15 @@ fn lock(name: &str, text: &str, calls: &[(&str, String)], oracles: Vec<Oracle>) 
         name,
         DefKind::Function,
         SpecHashes {
-            formal: h.formal.to_string(),
-            test: h.test.map(|t| t.to_string()),
-            prose: h.prose.to_string(),
+            formal: h.formal.into(),
+            test: h.test.map(Into::into),
+            prose: h.prose.into(),
         },
         blocks,
         Versions(vec![("trellis".into(), "0.1.0".into())]),
     );
     s.lowering = Some(Lowering {
-        soil_hash: soil_hash(name, 1),
+        soil_hash: soil_hash(name, 1).parse().unwrap(),
         provenance: LoweringProvenance::Agent,
         provider: None,
         model: None,
@@ -58,7 +58,7 @@ fn lock(name: &str, text: &str, calls: &[(&str, String)], oracles: Vec<Oracle>) 
             .iter()
             .map(|(n, hash)| NameHash {
                 name: n.to_string(),
-                hash: hash.clone(),
+                hash: hash.parse().unwrap(),
             })
             .collect(),
         decisions: None,
@@ -232,9 +232,9 @@ fn a_new_callee_soil_hash_reruns_exactly_the_direct_callers() {
 fn a_call_cycle_terminates_and_cannot_vouch_for_itself() {
     let even_tr = tr("is_even", "Even, via odd.");
     let odd_tr = tr("is_odd", "Odd, via even.");
-    let formal = |name: &str, text: &str| {
+    let formal = |name: &str, text: &str| -> lockgraph_queries::soil::sidecar::RecordedHash {
         let p = lockgraph_queries::soil::tr::parse(&format!("{name}.tr"), text);
-        lockgraph_queries::soil::spec_hash::formal_hash(&p).to_string()
+        lockgraph_queries::soil::spec_hash::formal_hash(&p).into()
     };
     let accepted = |text: String| text.replace("\"accepted\": false", "\"accepted\": true");
     let even_lock = accepted(lock(

@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Bumped whenever what is kept, or how it is derived, changes.
-const SCHEMA: &str = "soil2";
+const SCHEMA: &str = "soil3";
 /// Enough files to decode on every core and to keep the rewrite after an edit small; few
 /// enough that a small root does not scatter into hundreds of files.
 pub const SHARDS: usize = 64;

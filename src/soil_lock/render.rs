@@ -107,7 +107,7 @@ fn def_json(db: &Database, def: Definition) -> DefJson {
             formal: h.formal.to_string(),
             test: h.test.map(|t| t.to_string()),
             prose: h.prose.to_string(),
-            soil: soil_hash::computed_soil_hash(db, def),
+            soil: soil_hash::computed_soil_hash(db, def).map(|h| h.to_string()),
         }),
         error,
     }

@@ -198,23 +198,23 @@ pub fn hover(db: &dyn salsa::Database, def: Definition) -> String {
     let rows = [
         (
             "formal",
-            recorded.map(|r| r.formal.clone()),
+            recorded.map(|r| r.formal.to_string()),
             now.map(|h| h.formal.to_string()),
         ),
         (
             "test",
-            recorded.and_then(|r| r.test.clone()),
+            recorded.and_then(|r| r.test.map(|t| t.to_string())),
             now.and_then(|h| h.test.map(|t| t.to_string())),
         ),
         (
             "prose",
-            recorded.map(|r| r.prose.clone()),
+            recorded.map(|r| r.prose.to_string()),
             now.map(|h| h.prose.to_string()),
         ),
         (
             "soil",
-            sidecar.and_then(|s| s.lowering.as_ref().map(|l| l.soil_hash.clone())),
-            computed_soil_hash(db, def),
+            sidecar.and_then(|s| s.lowering.as_ref().map(|l| l.soil_hash.to_string())),
+            computed_soil_hash(db, def).map(|h| h.to_string()),
         ),
     ];
     out.push_str("\n\n| hash | recorded | now |\n|---|---|---|");

@@ -49,9 +49,9 @@ pub fn refreshed(db: &dyn salsa::Database, def: Definition, versions: &Versions)
         return Refreshed::Skipped;
     };
     let hashes = SpecHashes {
-        formal: h.formal.to_string(),
-        test: h.test.map(|t| t.to_string()),
-        prose: h.prose.to_string(),
+        formal: h.formal.into(),
+        test: h.test.map(Into::into),
+        prose: h.prose.into(),
     };
     let Some(Ok(tr)) = engine::tr_summary(db, def) else {
         return Refreshed::Skipped;

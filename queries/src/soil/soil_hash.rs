@@ -30,6 +30,8 @@ use super::lang::hash_form::{BUILTIN_REFERENT, HashForm, soil_hash};
 use super::sidecar::{DefKind, NameHash};
 use super::status::Flag;
 use super::tr::FileKind;
+use crate::hash::ContentHash;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A module's `_private.soil`: its helpers, each hashed on its own.
@@ -186,7 +188,7 @@ impl Prepared {
     /// The edges, each node named by its hash from `hash_of`.
     fn resolve(
         &self,
-        mut hash_of: impl FnMut(&str) -> Result<String, String>,
+        mut hash_of: impl FnMut(&str) -> Result<ContentHash, String>,
     ) -> Result<Resolved, String> {
         if let Some(why) = &self.error {
             return Err(why.clone());
@@ -198,7 +200,7 @@ impl Prepared {
         };
         for dep in &self.deps {
             let hash = hash_of(&dep.key)?;
-            out.edges.push((dep.name.clone(), hash.clone()));
+            out.edges.push((dep.name.clone(), hash.to_string()));
             let list = if dep.helper {
                 &mut out.helpers
             } else {
@@ -206,7 +208,7 @@ impl Prepared {
             };
             list.push(NameHash {
                 name: dep.name.clone(),
-                hash,
+                hash: hash.into(),
             });
         }
         out.calls.sort_by(|a, b| a.name.cmp(&b.name));
@@ -339,10 +341,12 @@ pub fn prepared_helpers(db: &dyn salsa::Database, file: PrivateFile) -> Vec<Prep
 /// private helper by its helper key; an error names what kept one from being computed (a
 /// file that does not parse, a callee without a `.soil`, a cycle).
 #[salsa::tracked(returns(ref))]
-pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<String, String>> {
+pub fn computed_soil_hashes(
+    db: &dyn salsa::Database,
+) -> HashMap<String, Result<ContentHash, String>> {
     let project = Project::get(db);
     let mut nodes: HashMap<&str, Result<&Prepared, &String>> = HashMap::new();
-    let mut unhashable: HashMap<String, Result<String, String>> = HashMap::new();
+    let mut unhashable: HashMap<String, Result<ContentHash, String>> = HashMap::new();
     for &def in project.definitions(db) {
         match prepared(db, def) {
             Some(Ok(prepared)) => {
@@ -374,22 +378,27 @@ pub fn computed_soil_hashes(db: &dyn salsa::Database) -> HashMap<String, Result<
 
 struct Hasher<'a> {
     nodes: &'a HashMap<&'a str, Result<&'a Prepared, &'a String>>,
-    done: HashMap<String, Result<String, String>>,
+    done: HashMap<String, Result<ContentHash, String>>,
     on_path: HashSet<String>,
 }
 
 impl Hasher<'_> {
     /// One node's hash, its callees' hashes done (the edges borrowed, not built: this runs
     /// once per definition of the root, serially).
-    fn hash_one(&self, key: &str, node: &Prepared) -> Result<String, String> {
+    fn hash_one(&self, key: &str, node: &Prepared) -> Result<ContentHash, String> {
         if let Some(why) = &node.error {
             return Err(why.clone());
         }
-        let mut edges: Vec<(&str, &str)> = Vec::with_capacity(node.fixed.len() + node.deps.len());
-        edges.extend(node.fixed.iter().map(|(n, r)| (n.as_str(), r.as_str())));
+        let mut edges: Vec<(&str, Cow<str>)> =
+            Vec::with_capacity(node.fixed.len() + node.deps.len());
+        edges.extend(
+            node.fixed
+                .iter()
+                .map(|(n, r)| (n.as_str(), Cow::Borrowed(r.as_str()))),
+        );
         for dep in &node.deps {
             match self.done.get(&dep.key) {
-                Some(Ok(hash)) => edges.push((&dep.name, hash)),
+                Some(Ok(hash)) => edges.push((&dep.name, Cow::Owned(hash.to_string()))),
                 Some(Err(why)) => return Err(why.clone()),
                 None => {
                     return Err(format!(
@@ -400,7 +409,7 @@ impl Hasher<'_> {
                 }
             }
         }
-        Ok(soil_hash(&node.text, &edges).to_string())
+        Ok(soil_hash(&node.text, &edges))
     }
 
     /// Hashes `root` and everything below it, callees first. Depth-first with a stack of
@@ -447,12 +456,12 @@ impl Hasher<'_> {
 }
 
 /// The `soil_hash` a definition's files give now, if it can be computed.
-pub fn computed_soil_hash(db: &dyn salsa::Database, def: Definition) -> Option<String> {
+pub fn computed_soil_hash(db: &dyn salsa::Database, def: Definition) -> Option<ContentHash> {
     computed_soil_hashes(db)
         .get(def.path(db).as_str())?
         .as_ref()
         .ok()
-        .cloned()
+        .copied()
 }
 
 /// The name a definition's `.soil` defines: its spec's front-matter `name` (what trellis
@@ -488,7 +497,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
     let reason = |flag, current: Option<String>, detail: String| Reason {
         flag,
         other: None,
-        recorded: Some(lowering.soil_hash.clone()),
+        recorded: Some(lowering.soil_hash.to_string()),
         current,
         detail,
     };
@@ -506,7 +515,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
     let Some(Ok(computed)) = computed_soil_hashes(db).get(path.as_str()) else {
         return Verdict::Agrees;
     };
-    if *computed == lowering.soil_hash {
+    if lowering.soil_hash.is(computed) {
         return Verdict::Agrees;
     }
     // The definition's own text, with the edges the sidecar recorded for callees and
@@ -518,11 +527,11 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
             .calls
             .iter()
             .chain(&lowering.private_helpers)
-            .map(|c| (c.name.clone(), c.hash.clone())),
+            .map(|c| (c.name.clone(), c.hash.to_string())),
     );
-    let own = soil_hash(&prepared.text, &edges).to_string();
-    let current = Some(computed.clone());
-    if own != lowering.soil_hash {
+    let own = soil_hash(&prepared.text, &edges);
+    let current = Some(computed.to_string());
+    if !lowering.soil_hash.is(&own) {
         Verdict::Drift(reason(
             Flag::SoilDrift,
             current,
@@ -537,13 +546,13 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
                 .iter()
                 .chain(&lowering.private_helpers)
                 .find(|c| c.name == name)
-                .map(|c| c.hash.as_str())
+                .map(|c| c.hash)
         };
         let now = current_edges(db, prepared);
         let moved = now
             .iter()
             .flat_map(|r| r.calls.iter().chain(&r.helpers))
-            .find(|c| recorded(&c.name) != Some(c.hash.as_str()));
+            .find(|c| recorded(&c.name) != Some(c.hash));
         let other = moved.map(|c| match def_index(db).resolve(path, &c.name) {
             Resolution::Found(callee) => callee,
             _ => c.name.clone(),
@@ -584,7 +593,7 @@ pub fn re_anchored(db: &dyn salsa::Database, def: Definition) -> Option<super::s
     let computed = computed_soil_hash(db, def)?;
     let edges = current_edges(db, prepared(db, def).as_ref()?.as_ref().ok()?)?;
     let mut next = lowering.clone();
-    next.soil_hash = computed;
+    next.soil_hash = computed.into();
     next.calls = edges.calls;
     next.private_helpers = edges.helpers;
     if matches!(verdict, Verdict::Drift(_)) {

@@ -174,11 +174,16 @@ impl fmt::Display for Flag {
 mod tests {
     use super::*;
     use crate::soil::sidecar::{
-        Lowering, LoweringProvenance, Origin, SpecHashes, TestRow, Tier, Versions, default_for,
+        Lowering, LoweringProvenance, Origin, RecordedHash, SpecHashes, TestRow, Tier, Versions,
+        default_for,
     };
 
     fn created(kind: DefKind) -> Sidecar {
-        let h = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        let h = |c: char| -> RecordedHash {
+            format!("sha256:{}", c.to_string().repeat(64))
+                .parse()
+                .unwrap()
+        };
         let hashes = SpecHashes {
             formal: h('1'),
             test: (kind == DefKind::Function).then(|| h('2')),
@@ -208,7 +213,7 @@ mod tests {
 
     fn lowered(mut s: Sidecar) -> Sidecar {
         s.lowering = Some(Lowering {
-            soil_hash: format!("sha256:{}", "4".repeat(64)),
+            soil_hash: format!("sha256:{}", "4".repeat(64)).parse().unwrap(),
             provenance: LoweringProvenance::Agent,
             provider: None,
             model: None,

@@ -55,13 +55,13 @@ pub(super) fn decision_flags(
         .flatten()
         .map(|(label, _)| label.clone())
         .collect();
-    let now = spec_hash::decisions_scope_hash(&labels).to_string();
-    if now != decisions.scope_hash {
+    let now = spec_hash::decisions_scope_hash(&labels);
+    if !decisions.scope_hash.is(&now) {
         out.push(Reason {
             flag: Flag::DecisionScopeStale,
             other: None,
-            recorded: Some(decisions.scope_hash.clone()),
-            current: Some(now),
+            recorded: Some(decisions.scope_hash.to_string()),
+            current: Some(now.to_string()),
             detail: "decisions were added to or removed from the scope since the lowering".into(),
         });
     }

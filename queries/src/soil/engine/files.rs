@@ -2,7 +2,7 @@
 //! whether its `.soil` exists), from the bytes or from the value kept from an earlier run.
 //! What is computed from these queries is computed the same way either way.
 
-use super::super::sidecar::{Sidecar, SidecarError};
+use super::super::sidecar::{RecordedHash, Sidecar, SidecarError};
 use super::super::spec_hash::SpecHashes;
 use super::super::summary::TrSummary;
 use super::super::tr;
@@ -109,11 +109,8 @@ pub fn sidecar_of(db: &dyn salsa::Database, def: Definition) -> Option<&Sidecar>
 
 /// The callee side of `calls[].hash`: what callers were checked against.
 #[salsa::tracked(returns(ref))]
-pub fn lowered_soil_hash(db: &dyn salsa::Database, def: Definition) -> Option<String> {
-    sidecar_of(db, def)?
-        .lowering
-        .as_ref()
-        .map(|l| l.soil_hash.clone())
+pub fn lowered_soil_hash(db: &dyn salsa::Database, def: Definition) -> Option<RecordedHash> {
+    sidecar_of(db, def)?.lowering.as_ref().map(|l| l.soil_hash)
 }
 
 /// Whether `f.soil` exists: what the flags read of the file directly, so that an edit of

@@ -2,7 +2,7 @@
 //! reports, from the sidecar compared with the spec, the `.soil`, the decisions and the
 //! definitions and files its edges point at.
 
-use super::super::sidecar::{BlockAuthor, DefKind, ProseState};
+use super::super::sidecar::{BlockAuthor, DefKind, ProseState, RecordedHash};
 use super::super::soil_hash::Verdict;
 use super::super::status::{Flag, Ladder};
 use super::decisions::decision_flags;
@@ -57,32 +57,33 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
     };
     if let Some(now) = spec_hashes(db, def) {
         let stored = &sidecar.spec.hashes;
-        let mut compare = |flag, what: &str, stored: Option<&str>, now: Option<ContentHash>| {
-            let same = match (stored, now) {
-                (Some(stored), Some(now)) => now.is_written_as(stored),
-                (stored, now) => stored.is_none() && now.is_none(),
+        let mut compare =
+            |flag, what: &str, stored: Option<RecordedHash>, now: Option<ContentHash>| {
+                let same = match (stored, now) {
+                    (Some(stored), Some(now)) => stored.is(&now),
+                    (stored, now) => stored.is_none() && now.is_none(),
+                };
+                if !same {
+                    out.push(Reason {
+                        flag,
+                        other: None,
+                        recorded: stored.map(|h| h.to_string()),
+                        current: now.map(|h| h.to_string()),
+                        detail: format!("the {what} part of the spec changed since it was locked"),
+                    });
+                }
             };
-            if !same {
-                out.push(Reason {
-                    flag,
-                    other: None,
-                    recorded: stored.map(str::to_string),
-                    current: now.map(|h| h.to_string()),
-                    detail: format!("the {what} part of the spec changed since it was locked"),
-                });
-            }
-        };
         compare(
             Flag::FormalStale,
             "formal",
-            Some(&stored.formal),
+            Some(stored.formal),
             Some(now.formal),
         );
-        compare(Flag::TestStale, "test", stored.test.as_deref(), now.test);
+        compare(Flag::TestStale, "test", stored.test, now.test);
         compare(
             Flag::ProseStale,
             "prose",
-            Some(&stored.prose),
+            Some(stored.prose),
             Some(now.prose),
         );
         if let Some(Ok(summary)) = tr_summary(db, def)
@@ -106,7 +107,7 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
                 out.push(Reason {
                     flag,
                     other: None,
-                    recorded: Some(recorded.clone()),
+                    recorded: Some(recorded.to_string()),
                     current: None,
                     detail: format!("the spec is gone: the {what} hash is locked to no .tr"),
                 });
@@ -139,15 +140,13 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
         match (&edge.kind, &edge.target) {
             (EdgeKind::Helper, _) => {}
             (EdgeKind::Call, Resolution::Found(callee)) => {
-                let current = index
-                    .get(callee)
-                    .and_then(|d| lowered_soil_hash(db, d).as_deref());
-                if current != Some(edge.recorded.as_str()) {
+                let current = index.get(callee).and_then(|d| *lowered_soil_hash(db, d));
+                if current != Some(edge.recorded) {
                     out.push(Reason {
                         flag: Flag::StaleCallees,
                         other: Some(callee.clone()),
-                        recorded: Some(edge.recorded.clone()),
-                        current: current.map(str::to_owned),
+                        recorded: Some(edge.recorded.to_string()),
+                        current: current.map(|h| h.to_string()),
                         detail: match current {
                             Some(_) => {
                                 format!("callee {callee} was re-lowered since this was checked")
@@ -160,7 +159,7 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
             (EdgeKind::Call, unresolved) => out.push(Reason {
                 flag: Flag::MissingCallee,
                 other: Some(edge.name.clone()),
-                recorded: Some(edge.recorded.clone()),
+                recorded: Some(edge.recorded.to_string()),
                 current: None,
                 detail: match unresolved {
                     Resolution::Ambiguous(many) => {
@@ -174,7 +173,7 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
                     Resolution::Found(p) => index.get(p).and_then(|d| formal_hash_now(db, d)),
                     _ => None,
                 };
-                if !current.is_some_and(|h| h.is_written_as(&edge.recorded)) {
+                if !current.is_some_and(|h| edge.recorded.is(&h)) {
                     let current = current.map(|h| h.to_string());
                     out.push(Reason {
                         flag: Flag::StaleOracle,
@@ -182,7 +181,7 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
                             Resolution::Found(p) => p.clone(),
                             _ => edge.name.clone(),
                         }),
-                        recorded: Some(edge.recorded.clone()),
+                        recorded: Some(edge.recorded.to_string()),
                         current,
                         detail: format!(
                             "oracle definition `{}` changed its formal spec",
@@ -193,11 +192,11 @@ pub fn flags(db: &dyn salsa::Database, def: Definition) -> Vec<Reason> {
             }
             (EdgeKind::External, Resolution::Found(key)) => {
                 let current = externals.get(key).and_then(Option::as_deref);
-                if current != Some(edge.recorded.as_str()) {
+                if current.is_none_or(|c| edge.recorded != *c) {
                     out.push(Reason {
                         flag: Flag::StaleOracle,
                         other: Some(edge.name.clone()),
-                        recorded: Some(edge.recorded.clone()),
+                        recorded: Some(edge.recorded.to_string()),
                         current: current.map(str::to_owned),
                         detail: match current {
                             Some(_) => format!("oracle `{}` changed", edge.name),

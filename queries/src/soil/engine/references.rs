@@ -1,7 +1,7 @@
 //! Names resolved to definitions, and the typed edges each sidecar records: what
 //! `graph`, `impact` and `why` walk, and what the flags check edge by edge.
 
-use super::super::sidecar::Oracle;
+use super::super::sidecar::{Oracle, RecordedHash};
 use super::{Definition, Project, module_of, reference_file, short_name, sidecar_of};
 use std::collections::HashMap;
 
@@ -84,7 +84,7 @@ pub struct Edge {
     pub name: String,
     pub target: Resolution,
     /// The hash recorded in the sidecar (callee `soil_hash`, oracle hash, helper hash).
-    pub recorded: String,
+    pub recorded: RecordedHash,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -129,7 +129,7 @@ pub fn edges(db: &dyn salsa::Database, def: Definition) -> Vec<Edge> {
                 kind: EdgeKind::Call,
                 name: call.name.clone(),
                 target: index.resolve(from, &call.name),
-                recorded: call.hash.clone(),
+                recorded: call.hash,
             });
         }
         for helper in &lowering.private_helpers {
@@ -143,7 +143,7 @@ pub fn edges(db: &dyn salsa::Database, def: Definition) -> Vec<Edge> {
                 kind: EdgeKind::Helper,
                 name: helper.name.clone(),
                 target: Resolution::Found(node),
-                recorded: helper.hash.clone(),
+                recorded: helper.hash,
             });
         }
     }
@@ -167,7 +167,7 @@ pub fn edges(db: &dyn salsa::Database, def: Definition) -> Vec<Edge> {
             kind,
             name,
             target,
-            recorded: oracle.recorded_hash().to_string(),
+            recorded: oracle.recorded_hash(),
         });
     }
     out

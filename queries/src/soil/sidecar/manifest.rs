@@ -7,7 +7,7 @@
 use super::write::{
     Layout, inline_object, inline_strings, quote, render_at, render_document_sized, sidecar_layout,
 };
-use super::{LOCK_FORMAT, Sidecar};
+use super::{LOCK_FORMAT, RecordedHash, Sidecar};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -31,7 +31,7 @@ pub struct PrivateNode {
     /// `module/_helper`, the module being the owning definitions' folder; a helper of a
     /// definition at the root is named without a folder.
     pub name: String,
-    pub hash: String,
+    pub hash: RecordedHash,
     /// Paths of the definitions whose lowering lists the helper, sorted and unique.
     pub owners: Vec<String>,
 }
@@ -44,7 +44,7 @@ pub fn build_manifest<'s>(
 ) -> Manifest<'s> {
     let definitions: BTreeMap<String, &Sidecar> = defs.into_iter().collect();
 
-    let mut private: BTreeMap<(String, String), BTreeSet<&str>> = BTreeMap::new();
+    let mut private: BTreeMap<(String, RecordedHash), BTreeSet<&str>> = BTreeMap::new();
     for (path, sidecar) in &definitions {
         let Some(lowering) = &sidecar.lowering else {
             continue;
@@ -55,10 +55,7 @@ pub fn build_manifest<'s>(
                 Some(folder) => format!("{folder}/{}", helper.name),
                 None => helper.name.clone(),
             };
-            private
-                .entry((name, helper.hash.clone()))
-                .or_default()
-                .insert(path);
+            private.entry((name, helper.hash)).or_default().insert(path);
         }
     }
     let soil_private = private
@@ -108,7 +105,7 @@ pub fn manifest_to_canonical_string(manifest: &Manifest<'_>) -> String {
         .map(|node| {
             inline_object(&[
                 ("name", quote(&node.name)),
-                ("hash", quote(&node.hash)),
+                ("hash", quote(&node.hash.to_string())),
                 ("owners", inline_strings(&node.owners)),
             ])
         })

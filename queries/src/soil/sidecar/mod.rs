@@ -21,13 +21,15 @@
 //! (The model does derive serde, but only so that the shell can keep parsed sidecars in its
 //! binary cache between runs; JSON never goes through it.)
 //!
-//! Hashes are kept as the strings the file holds. They must be `sha256:` followed by 8 to
+//! Hashes are kept as their digits ([`RecordedHash`]), which write back as the text the file
+//! held. They must be `sha256:` followed by 8 to
 //! 64 lowercase hex digits: the toolchain writes all 64, and the seed's examples abbreviate
 //! to 8, which must stay readable for fixtures built from the seed.
 
 mod json;
 pub mod manifest;
 mod read;
+mod recorded_hash;
 mod write;
 
 #[cfg(test)]
@@ -38,6 +40,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use manifest::{Manifest, PrivateNode, build_manifest, manifest_to_canonical_string};
+pub use recorded_hash::RecordedHash;
 pub use write::to_canonical_string;
 
 /// The only sidecar format this reader understands. Another value means a migration the
@@ -197,7 +200,7 @@ pub struct Sidecar {
     /// rare part costs a pointer in every other sidecar.
     pub ffi: Option<Box<Ffi>>,
     /// Type entries only; `None` is `null` or no such key (see [`Present::cycle_hash`]).
-    pub cycle_hash: Option<String>,
+    pub cycle_hash: Option<RecordedHash>,
     pub accepted: bool,
     /// Which of the keys trellis writes only for some kinds the file has: a module
     /// header's lock has no `lowering`, `tests` or `oracles`, a type's no `lowering` or
@@ -261,10 +264,10 @@ pub struct Spec {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SpecHashes {
-    pub formal: String,
+    pub formal: RecordedHash,
     /// `None` (the file's `null`) exactly for type, module and project entries.
-    pub test: Option<String>,
-    pub prose: String,
+    pub test: Option<RecordedHash>,
+    pub prose: RecordedHash,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -276,7 +279,7 @@ pub struct BlockAuthor {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Lowering {
-    pub soil_hash: String,
+    pub soil_hash: RecordedHash,
     pub provenance: LoweringProvenance,
     /// Present in every lowering; `None` is the file's `null` (a human lowering).
     pub provider: Option<String>,
@@ -291,13 +294,13 @@ pub struct Lowering {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct NameHash {
     pub name: String,
-    pub hash: String,
+    pub hash: RecordedHash,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LoweringDecisions {
     /// Hash of the decisions in scope when the lowering was made.
-    pub scope_hash: String,
+    pub scope_hash: RecordedHash,
     pub applied: Vec<AppliedDecision>,
 }
 
@@ -418,19 +421,22 @@ pub struct TestRow {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Oracle {
     /// A reference implementation, by the hash of the file's bytes.
-    Reference { path: String, hash: String },
+    Reference { path: String, hash: RecordedHash },
     /// An accepted definition, by its `formal` hash.
-    Definition { name: String, formal_hash: String },
+    Definition {
+        name: String,
+        formal_hash: RecordedHash,
+    },
     /// A CLI, by the hash of its executable.
-    Cli { command: String, hash: String },
+    Cli { command: String, hash: RecordedHash },
 }
 
 impl Oracle {
     /// The hash the oracle was recorded against.
-    pub fn recorded_hash(&self) -> &str {
+    pub fn recorded_hash(&self) -> RecordedHash {
         match self {
-            Oracle::Reference { hash, .. } | Oracle::Cli { hash, .. } => hash,
-            Oracle::Definition { formal_hash, .. } => formal_hash,
+            Oracle::Reference { hash, .. } | Oracle::Cli { hash, .. } => *hash,
+            Oracle::Definition { formal_hash, .. } => *formal_hash,
         }
     }
 }
@@ -439,7 +445,7 @@ impl Oracle {
 pub struct Ffi {
     pub trust: FfiTrust,
     pub symbol: String,
-    pub symbol_hash: String,
+    pub symbol_hash: RecordedHash,
     /// A Nix store path, the provenance record; not a hash.
     pub package: String,
 }
@@ -453,10 +459,7 @@ pub fn parse(text: &str) -> Result<Sidecar, SidecarError> {
 /// `true` for `sha256:` followed by [`MIN_HASH_HEX_DIGITS`] to [`MAX_HASH_HEX_DIGITS`]
 /// lowercase hex digits.
 pub fn is_hash(text: &str) -> bool {
-    text.strip_prefix("sha256:").is_some_and(|hex| {
-        (MIN_HASH_HEX_DIGITS..=MAX_HASH_HEX_DIGITS).contains(&hex.len())
-            && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-    })
+    RecordedHash::parse(text).is_some()
 }
 
 /// The sidecar `refresh` writes for a definition that has none: the one trellis creates,

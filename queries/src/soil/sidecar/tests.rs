@@ -148,7 +148,7 @@ fn prototype_shape_round_trips_byte_for_byte() {
         s.oracles[1],
         Oracle::Definition {
             name: "sort_by".to_owned(),
-            formal_hash: "sha256:aa90b1f3".to_owned()
+            formal_hash: "sha256:aa90b1f3".parse().unwrap()
         }
     );
     assert_eq!(s.oracles[0].recorded_hash(), "sha256:5e8f0b2a");
@@ -295,7 +295,10 @@ fn type_entry_with_invariants_and_cycle_hash_round_trips() {
             .unwrap(),
         ClauseState::Proven
     );
-    assert_eq!(s.cycle_hash.as_deref(), Some("sha256:ffffffff"));
+    assert_eq!(
+        s.cycle_hash.map(|h| h.to_string()).as_deref(),
+        Some("sha256:ffffffff")
+    );
     // Versions keep the file's order, not a sorted one.
     assert_eq!(s.versions.0[0].0, "soil");
 }
@@ -382,9 +385,9 @@ fn maps_are_written_sorted_whatever_the_file_order() {
 
 fn sample_hashes(kind: DefKind) -> SpecHashes {
     SpecHashes {
-        formal: h('1', 64),
-        test: (kind == DefKind::Function).then(|| h('2', 64)),
-        prose: h('3', 64),
+        formal: h('1', 64).parse().unwrap(),
+        test: (kind == DefKind::Function).then(|| h('2', 64).parse().unwrap()),
+        prose: h('3', 64).parse().unwrap(),
     }
 }
 
@@ -979,7 +982,7 @@ fn named(path: &str, helpers: &[(&str, &str)], hatches: &[&str]) -> (String, Sid
         .iter()
         .map(|(name, hash)| NameHash {
             name: (*name).to_owned(),
-            hash: (*hash).to_owned(),
+            hash: hash.parse().unwrap(),
         })
         .collect();
     s.spec.escape_hatches = hatches.iter().map(|h| (*h).to_owned()).collect();
@@ -1011,13 +1014,13 @@ fn manifest_derives_private_nodes_and_escape_hatches() {
         ),
     ];
     let m = build_manifest(borrowed(&defs), BTreeMap::new());
-    let nodes: Vec<(&str, &str, Vec<&str>)> = m
+    let nodes: Vec<(&str, String, Vec<&str>)> = m
         .soil_private
         .iter()
         .map(|n| {
             (
                 n.name.as_str(),
-                n.hash.as_str(),
+                n.hash.to_string(),
                 n.owners.iter().map(String::as_str).collect(),
             )
         })
@@ -1047,6 +1050,9 @@ fn manifest_derives_private_nodes_and_escape_hatches() {
                 vec!["other/parse_row"]
             ),
         ]
+        .into_iter()
+        .map(|(name, hash, owners)| (name, hash.to_string(), owners))
+        .collect::<Vec<_>>()
     );
     assert_eq!(
         m.escape_hatches,
@@ -1134,13 +1140,13 @@ fn arb_any_text() -> impl Strategy<Value = String> {
     r#"[a-z "\\\n\té😀]{0,6}"#
 }
 
-fn arb_hash() -> impl Strategy<Value = String> {
+fn arb_hash() -> impl Strategy<Value = RecordedHash> {
     prop::collection::vec(0u32..16, MIN_HASH_HEX_DIGITS..=MAX_HASH_HEX_DIGITS).prop_map(|d| {
         let hex: String = d
             .into_iter()
             .map(|n| char::from_digit(n, 16).unwrap())
             .collect();
-        format!("sha256:{hex}")
+        format!("sha256:{hex}").parse().unwrap()
     })
 }
 
@@ -1370,7 +1376,7 @@ fn arb_sidecar() -> impl Strategy<Value = Sidecar> {
                     tests,
                     oracles,
                     ffi: ffi.filter(|_| kind == DefKind::Function).map(Box::new),
-                    cycle_hash: cycle_hash.clone().filter(|_| kind == DefKind::Type),
+                    cycle_hash: cycle_hash.filter(|_| kind == DefKind::Type),
                     accepted,
                     present: Present {
                         cycle_hash: cycle_hash.is_some() && kind == DefKind::Type,

@@ -6,8 +6,8 @@
 //! says which style each value takes. The manifest reuses the tree to nest whole sidecars.
 
 use super::{
-    AppliedDecision, BlockAuthor, Checks, ClauseMap, Ffi, Lowering, NameHash, Oracle, Refinements,
-    Scalar, Sidecar, Spec, TestRow,
+    AppliedDecision, BlockAuthor, Checks, ClauseMap, Ffi, Lowering, NameHash, Oracle, RecordedHash,
+    Refinements, Scalar, Sidecar, Spec, TestRow,
 };
 use std::fmt::Write as _;
 
@@ -212,10 +212,18 @@ pub(super) fn sidecar_layout(s: &Sidecar) -> Layout {
         members.push(("ffi", ffi(f)));
     }
     if p.cycle_hash || s.cycle_hash.is_some() {
-        members.push(("cycle_hash", nullable(s.cycle_hash.as_deref())));
+        members.push((
+            "cycle_hash",
+            nullable(s.cycle_hash.map(|h| h.to_string()).as_deref()),
+        ));
     }
     members.push(("accepted", boolean(s.accepted)));
     object(members)
+}
+
+/// A hash's text: never escaped, so written as it is.
+fn hash(h: &RecordedHash) -> Layout {
+    string(&h.to_string())
 }
 
 fn spec(s: &Spec) -> Layout {
@@ -224,9 +232,12 @@ fn spec(s: &Spec) -> Layout {
         (
             "hashes",
             object(vec![
-                ("formal", string(&s.hashes.formal)),
-                ("test", nullable(s.hashes.test.as_deref())),
-                ("prose", string(&s.hashes.prose)),
+                ("formal", hash(&s.hashes.formal)),
+                (
+                    "test",
+                    nullable(s.hashes.test.map(|h| h.to_string()).as_deref()),
+                ),
+                ("prose", hash(&s.hashes.prose)),
             ]),
         ),
         ("prose_state", string(s.prose_state.as_str())),
@@ -253,7 +264,7 @@ fn block_author(b: &BlockAuthor) -> String {
 
 fn lowering(l: &Lowering) -> Layout {
     let mut members = vec![
-        ("soil_hash", string(&l.soil_hash)),
+        ("soil_hash", hash(&l.soil_hash)),
         ("provenance", string(l.provenance.as_str())),
         ("provider", nullable(l.provider.as_deref())),
         ("model", nullable(l.model.as_deref())),
@@ -264,7 +275,7 @@ fn lowering(l: &Lowering) -> Layout {
         members.push((
             "decisions",
             object(vec![
-                ("scope_hash", string(&d.scope_hash)),
+                ("scope_hash", hash(&d.scope_hash)),
                 ("applied", lines(&d.applied, applied_decision)),
             ]),
         ));
@@ -273,7 +284,10 @@ fn lowering(l: &Lowering) -> Layout {
 }
 
 fn name_hash(n: &NameHash) -> String {
-    inline_object(&[("name", quote(&n.name)), ("hash", quote(&n.hash))])
+    inline_object(&[
+        ("name", quote(&n.name)),
+        ("hash", quote(&n.hash.to_string())),
+    ])
 }
 
 fn applied_decision(d: &AppliedDecision) -> String {
@@ -340,17 +354,17 @@ fn oracle(o: &Oracle) -> String {
         Oracle::Reference { path, hash } => inline_object(&[
             ("kind", quote("reference")),
             ("path", quote(path)),
-            ("hash", quote(hash)),
+            ("hash", quote(&hash.to_string())),
         ]),
         Oracle::Definition { name, formal_hash } => inline_object(&[
             ("kind", quote("definition")),
             ("name", quote(name)),
-            ("formal_hash", quote(formal_hash)),
+            ("formal_hash", quote(&formal_hash.to_string())),
         ]),
         Oracle::Cli { command, hash } => inline_object(&[
             ("kind", quote("cli")),
             ("command", quote(command)),
-            ("hash", quote(hash)),
+            ("hash", quote(&hash.to_string())),
         ]),
     }
 }
@@ -359,7 +373,7 @@ fn ffi(f: &Ffi) -> Layout {
     object(vec![
         ("trust", string(f.trust.as_str())),
         ("symbol", string(&f.symbol)),
-        ("symbol_hash", string(&f.symbol_hash)),
+        ("symbol_hash", hash(&f.symbol_hash)),
         ("package", string(&f.package)),
     ])
 }

@@ -4,7 +4,7 @@
 //! key path.
 
 use super::super::json::{Member, Node, Value};
-use super::super::{MAX_HASH_HEX_DIGITS, MIN_HASH_HEX_DIGITS, is_hash};
+use super::super::{MAX_HASH_HEX_DIGITS, MIN_HASH_HEX_DIGITS, RecordedHash};
 use super::{Keyword, Path, Read, mismatch, one_of, problem};
 use std::collections::BTreeMap;
 
@@ -103,9 +103,9 @@ pub(super) fn nonempty(node: &Node, path: &Path) -> Read<String> {
     Ok(s)
 }
 
-pub(super) fn hash(node: &Node, path: &Path) -> Read<String> {
+pub(super) fn hash(node: &Node, path: &Path) -> Read<RecordedHash> {
     let s = string(node, path)?;
-    if !is_hash(&s) {
+    let Some(hash) = RecordedHash::parse(&s) else {
         return Err(problem(
             node.start,
             path,
@@ -115,8 +115,8 @@ pub(super) fn hash(node: &Node, path: &Path) -> Read<String> {
                 s.escape_debug()
             ),
         ));
-    }
-    Ok(s)
+    };
+    Ok(hash)
 }
 
 pub(super) fn boolean(node: &Node, path: &Path) -> Read<bool> {

@@ -1,0 +1,260 @@
+//! A hash as a sidecar records it, kept as its digits rather than as its text.
+
+use crate::hash::ContentHash;
+use std::cmp::Ordering;
+use std::fmt;
+
+/// `sha256:` followed by [`super::MIN_HASH_HEX_DIGITS`] to [`super::MAX_HASH_HEX_DIGITS`]
+/// lowercase hex digits, the only hashes the reader accepts, kept as the digits' values two
+/// to a byte: 33 bytes in place, where the text was a 24-byte string and 71 bytes on the
+/// heap. A parsed sidecar holds five or more, and a run keeps every definition's sidecar:
+/// at 50,000 definitions their strings were 20 MB of `status`'s peak heap.
+///
+/// It reads, compares and orders exactly as its text: [`fmt::Display`] writes the text
+/// back, `==` with a `str` compares with it, and the order is the texts' order.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RecordedHash {
+    /// Digit `i` is the high nibble of byte `i / 2` when `i` is even, else the low one;
+    /// the nibbles past the last digit are zero, so equal texts have equal bytes.
+    packed: [u8; 32],
+    digits: u8,
+}
+
+impl RecordedHash {
+    /// The hash `text` records; `None` unless it is `sha256:` and 8 to 64 lowercase hex
+    /// digits.
+    pub fn parse(text: &str) -> Option<RecordedHash> {
+        let hex = text.strip_prefix("sha256:")?.as_bytes();
+        if !(super::MIN_HASH_HEX_DIGITS..=super::MAX_HASH_HEX_DIGITS).contains(&hex.len()) {
+            return None;
+        }
+        let mut packed = [0u8; 32];
+        for (i, &b) in hex.iter().enumerate() {
+            let value = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                _ => return None,
+            };
+            packed[i / 2] |= if i % 2 == 0 { value << 4 } else { value };
+        }
+        Some(RecordedHash {
+            packed,
+            digits: hex.len() as u8,
+        })
+    }
+
+    /// Whether this is `hash` written in full: what comparing the recorded text with the
+    /// current hash's text asks, without writing either.
+    pub fn is(&self, hash: &ContentHash) -> bool {
+        self.digits == 64 && self.packed == hash.0
+    }
+
+    /// The hash, when all 64 digits are recorded.
+    pub fn full(&self) -> Option<ContentHash> {
+        (self.digits == 64).then_some(ContentHash(self.packed))
+    }
+}
+
+/// `text` is not `sha256:` and 8 to 64 lowercase hex digits.
+#[derive(Debug, PartialEq, Eq)]
+pub struct NotAHash;
+
+impl fmt::Display for NotAHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not `sha256:` and 8 to 64 lowercase hex digits")
+    }
+}
+
+impl std::str::FromStr for RecordedHash {
+    type Err = NotAHash;
+    fn from_str(text: &str) -> Result<RecordedHash, NotAHash> {
+        RecordedHash::parse(text).ok_or(NotAHash)
+    }
+}
+
+impl From<ContentHash> for RecordedHash {
+    fn from(hash: ContentHash) -> RecordedHash {
+        RecordedHash {
+            packed: hash.0,
+            digits: 64,
+        }
+    }
+}
+
+impl fmt::Display for RecordedHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut text = [0u8; 7 + 64];
+        text[..7].copy_from_slice(b"sha256:");
+        let digits = usize::from(self.digits);
+        for (i, out) in text[7..7 + digits].iter_mut().enumerate() {
+            let byte = self.packed[i / 2];
+            *out = HEX[usize::from(if i % 2 == 0 { byte >> 4 } else { byte & 0xf })];
+        }
+        f.write_str(std::str::from_utf8(&text[..7 + digits]).expect("ASCII"))
+    }
+}
+
+impl fmt::Debug for RecordedHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\"{self}\"")
+    }
+}
+
+/// A text that is not a recorded hash is equal to none.
+impl PartialEq<str> for RecordedHash {
+    fn eq(&self, text: &str) -> bool {
+        RecordedHash::parse(text) == Some(*self)
+    }
+}
+
+impl PartialEq<&str> for RecordedHash {
+    fn eq(&self, text: &&str) -> bool {
+        *self == **text
+    }
+}
+
+/// The texts' order: digit by digit, and a text before every longer one it begins. The
+/// nibbles past the last digit are zero, below every digit a longer text has there, so
+/// comparing the packed digits first and their count second is exactly that.
+impl Ord for RecordedHash {
+    fn cmp(&self, other: &RecordedHash) -> Ordering {
+        (self.packed, self.digits).cmp(&(other.packed, other.digits))
+    }
+}
+
+impl PartialOrd for RecordedHash {
+    fn partial_cmp(&self, other: &RecordedHash) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The text in human-readable formats; in the binary cache (postcard), the 33 bytes.
+impl serde::Serialize for RecordedHash {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            s.collect_str(self)
+        } else {
+            serde::Serialize::serialize(&(self.digits, self.packed), s)
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RecordedHash {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RecordedHash, D::Error> {
+        use serde::de::Error;
+        if d.is_human_readable() {
+            let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+            RecordedHash::parse(&text)
+                .ok_or_else(|| D::Error::custom(format!("`{text}` is not a recorded hash")))
+        } else {
+            let (digits, packed) = <(u8, [u8; 32])>::deserialize(d)?;
+            let hash = RecordedHash { packed, digits };
+            // What parse could have made: a digit count in range, zeros past the last digit.
+            let canonical = (super::MIN_HASH_HEX_DIGITS..=super::MAX_HASH_HEX_DIGITS)
+                .contains(&usize::from(digits))
+                && RecordedHash::parse(&hash.to_string()) == Some(hash);
+            canonical
+                .then_some(hash)
+                .ok_or_else(|| D::Error::custom("not a recorded hash"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn text() -> impl Strategy<Value = String> {
+        "sha256:[0-9a-f]{8,64}"
+    }
+
+    #[test]
+    fn the_text_is_read_back_as_written() {
+        for written in [
+            "sha256:9f2c41aa".to_string(),
+            "sha256:0123456789".to_string(),
+            ContentHash::of(b"abc").to_string(),
+        ] {
+            let hash = RecordedHash::parse(&written).expect("a hash");
+            assert_eq!(hash.to_string(), written);
+            assert!(hash == *written.as_str());
+        }
+        let full = ContentHash::of(b"abc");
+        assert!(RecordedHash::from(full).is(&full));
+        assert_eq!(RecordedHash::from(full).full(), Some(full));
+        let short = RecordedHash::parse(&full.to_string()[..20]).expect("abbreviated");
+        assert!(!short.is(&full));
+        assert_eq!(short.full(), None);
+    }
+
+    /// Exactly what `is_hash` accepts, the reader's rule.
+    #[test]
+    fn refuses_what_is_not_a_hash() {
+        for text in [
+            "sha256:9f2c41a",
+            "sha256:9F2C41AA",
+            "sha1:9f2c41aa",
+            "9f2c41aa",
+            "sha256:9f2c41ag",
+            "sha256:9f2c41aa ",
+            "",
+        ] {
+            assert_eq!(RecordedHash::parse(text), None, "{text:?}");
+            assert!(!super::super::is_hash(text));
+        }
+        let long = format!("sha256:{}", "a".repeat(65));
+        assert_eq!(RecordedHash::parse(&long), None);
+    }
+
+    #[test]
+    fn both_encodings_round_trip() {
+        let hash = RecordedHash::parse("sha256:0123456789abc").expect("a hash");
+        let json = serde_json::to_string(&hash).expect("json");
+        assert_eq!(json, "\"sha256:0123456789abc\"");
+        assert_eq!(serde_json::from_str::<RecordedHash>(&json).ok(), Some(hash));
+        let bytes = postcard::to_stdvec(&hash).expect("postcard");
+        assert_eq!(
+            postcard::from_bytes::<RecordedHash>(&bytes).ok(),
+            Some(hash)
+        );
+        // A nibble past the last digit, or a digit count out of range, is not a hash.
+        let mut bad = bytes.clone();
+        *bad.last_mut().expect("bytes") = 1;
+        assert!(postcard::from_bytes::<RecordedHash>(&bad).is_err());
+        let mut bad = bytes;
+        bad[0] = 7;
+        assert!(postcard::from_bytes::<RecordedHash>(&bad).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn reads_compares_and_orders_as_its_text(a in text(), b in text()) {
+            let (ha, hb) = (RecordedHash::parse(&a).unwrap(), RecordedHash::parse(&b).unwrap());
+            prop_assert_eq!(ha.to_string(), a.clone());
+            prop_assert_eq!(ha == hb, a == b);
+            prop_assert_eq!(ha.cmp(&hb), a.cmp(&b));
+            prop_assert_eq!(ha == *b.as_str(), a == b);
+            prop_assert_eq!(super::super::is_hash(&a), true);
+        }
+
+        /// `is` is comparing the texts, the recorded one and the hash's full one.
+        #[test]
+        fn is_compares_the_written_forms(bytes in any::<[u8; 32]>(), digits in 8usize..=64) {
+            let full = ContentHash(bytes);
+            let text = full.to_string()[..7 + digits].to_string();
+            let recorded = RecordedHash::parse(&text).unwrap();
+            prop_assert_eq!(recorded.is(&full), full.to_string() == text);
+            prop_assert_eq!(recorded.full(), (digits == 64).then_some(full));
+        }
+
+        #[test]
+        fn a_prefix_orders_before_its_extensions(a in text(), more in "[0-9a-f]{0,8}") {
+            let longer = format!("{a}{more}");
+            prop_assume!(longer.len() <= 7 + 64);
+            let (ha, hl) = (RecordedHash::parse(&a).unwrap(), RecordedHash::parse(&longer).unwrap());
+            prop_assert_eq!(ha.cmp(&hl), a.cmp(&longer));
+        }
+    }
+}
