@@ -39,7 +39,7 @@ fn root() -> tempfile::TempDir {
             .blocks
             .iter()
             .map(|b| BlockAuthor {
-                block: b.identity(),
+                block: b.identity().into(),
                 author: Author::Human,
             })
             .collect();
@@ -62,7 +62,7 @@ fn root() -> tempfile::TempDir {
             private_helpers: Vec::new(),
             calls: (i > 0)
                 .then(|| NameHash {
-                    name: format!("d{}", i - 1),
+                    name: format!("d{}", i - 1).into(),
                     hash: h(i, "x").parse().unwrap(),
                 })
                 .into_iter()

@@ -389,7 +389,7 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
             .blocks
             .iter()
             .map(|b| BlockAuthor {
-                block: b.identity(),
+                block: b.identity().into(),
                 author: Author::Human,
             })
             .collect();
@@ -415,14 +415,14 @@ pub fn soil_corpus(defs: usize, seed: u64, mut emit: impl FnMut(&str, &str)) {
             private_helpers: helper
                 .iter()
                 .map(|h| NameHash {
-                    name: h.clone(),
+                    name: h.as_str().into(),
                     hash: helper_hash(i).parse().unwrap(),
                 })
                 .collect(),
             calls: callees
                 .iter()
                 .map(|&c| NameHash {
-                    name: format!("d{c}"),
+                    name: format!("d{c}").into(),
                     hash: recorded(c, &hashes).parse().unwrap(),
                 })
                 .collect(),

@@ -33,7 +33,7 @@ fn lock(name: &str, text: &str, calls: &[(&str, String)], oracles: Vec<Oracle>) 
         .blocks
         .iter()
         .map(|b| BlockAuthor {
-            block: b.identity(),
+            block: b.identity().into(),
             author: Author::Human,
         })
         .collect();
@@ -57,7 +57,7 @@ fn lock(name: &str, text: &str, calls: &[(&str, String)], oracles: Vec<Oracle>) 
         calls: calls
             .iter()
             .map(|(n, hash)| NameHash {
-                name: n.to_string(),
+                name: (*n).into(),
                 hash: hash.parse().unwrap(),
             })
             .collect(),

@@ -280,6 +280,15 @@ impl SoilCache {
         })
     }
 
+    /// Gives back the room of the entries taken: the shards' tables were sized for the
+    /// whole root and would otherwise be held to the end of the run (10 MB at 50,000
+    /// definitions) to keep only the definitions that are gone.
+    pub fn release_taken(&mut self) {
+        for shard in &mut self.shards {
+            shard.entries.shrink_to_fit();
+        }
+    }
+
     /// The content hash of an external file (a reference file or CLI executable) if the
     /// cache vouches for it.
     pub fn known_external(&self, path: &str, stat: &Stat) -> Option<ContentHash> {

@@ -84,11 +84,13 @@ impl SoilToml {
         };
         let mut out = Vec::new();
         if let Some(trellis) = get("trellis") {
-            out.push(("trellis".to_string(), trellis));
+            out.push(("trellis".into(), trellis.into()));
         }
         out.push((
-            "soil".to_string(),
-            get("soil").unwrap_or_else(|| SOIL_LANGUAGE_VERSION.to_string()),
+            "soil".into(),
+            get("soil")
+                .unwrap_or_else(|| SOIL_LANGUAGE_VERSION.to_string())
+                .into(),
         ));
         Versions(out)
     }
@@ -452,13 +454,17 @@ fn take_in_definitions(
     derive: bool,
 ) -> Result<TakenIn, Failure> {
     let with_entries: Vec<(walk::Listed, Option<Cached>)> = match cache {
-        Some(cache) => listed
-            .into_iter()
-            .map(|l| {
-                let kept = cache.take(&l.stem);
-                (l, kept)
-            })
-            .collect(),
+        Some(cache) => {
+            let taken = listed
+                .into_iter()
+                .map(|l| {
+                    let kept = cache.take(&l.stem);
+                    (l, kept)
+                })
+                .collect();
+            cache.release_taken();
+            taken
+        }
         None => listed.into_iter().map(|l| (l, None)).collect(),
     };
     let parsed = AtomicUsize::new(0);

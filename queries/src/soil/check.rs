@@ -150,7 +150,7 @@ pub fn check(db: &dyn salsa::Database, policy: &Policy) -> Vec<Violation> {
             }
             if let Some(vocabulary) = Project::get(db).tag_vocabulary(db) {
                 for (tag, (line, column)) in tr.tags.iter().zip(&tr.tags_at) {
-                    if !vocabulary.contains(tag) {
+                    if !vocabulary.contains(tag.as_str()) {
                         push(
                             path,
                             "spec",

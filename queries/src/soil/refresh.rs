@@ -62,7 +62,7 @@ pub fn refreshed(db: &dyn salsa::Database, def: Definition, versions: &Versions)
             let name = if tr.name.is_empty() {
                 engine::short_name(def.path(db)).to_owned()
             } else {
-                tr.name.clone()
+                tr.name.to_string()
             };
             let kind = kind_of(db, def).unwrap_or(DefKind::Function);
             let mut fresh =

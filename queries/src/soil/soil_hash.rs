@@ -137,7 +137,7 @@ pub fn user_types(db: &dyn salsa::Database) -> BTreeMap<String, String> {
         if let Some(Ok(tr)) = tr_summary(db, def)
             && tr.kind == FileKind::Type
         {
-            out.insert(tr.name.clone(), tr.hashes.formal.to_string());
+            out.insert(tr.name.to_string(), tr.hashes.formal.to_string());
         }
     }
     out
@@ -207,7 +207,7 @@ impl Prepared {
                 &mut out.calls
             };
             list.push(NameHash {
-                name: dep.name.clone(),
+                name: dep.name.as_str().into(),
                 hash: hash.into(),
             });
         }
@@ -293,6 +293,10 @@ fn prepare(
     }
     out.fixed
         .extend(form.type_functions.iter().map(|name| builtin(name)));
+    // Kept for the run (memoised): without the room pushing left, a definition's edges
+    // take half the memory.
+    out.fixed.shrink_to_fit();
+    out.deps.shrink_to_fit();
     out
 }
 
@@ -468,7 +472,7 @@ pub fn computed_soil_hash(db: &dyn salsa::Database, def: Definition) -> Option<C
 /// looks it up by), else its file name.
 fn def_name(db: &dyn salsa::Database, def: Definition) -> String {
     match tr_summary(db, def) {
-        Some(Ok(tr)) if !tr.name.is_empty() => tr.name.clone(),
+        Some(Ok(tr)) if !tr.name.is_empty() => tr.name.to_string(),
         _ => short_name(def.path(db)).to_owned(),
     }
 }
@@ -527,7 +531,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
             .calls
             .iter()
             .chain(&lowering.private_helpers)
-            .map(|c| (c.name.clone(), c.hash.to_string())),
+            .map(|c| (c.name.to_string(), c.hash.to_string())),
     );
     let own = soil_hash(&prepared.text, &edges);
     let current = Some(computed.to_string());
@@ -555,7 +559,7 @@ pub fn soil_verdict(db: &dyn salsa::Database, def: Definition) -> Verdict {
             .find(|c| recorded(&c.name) != Some(c.hash));
         let other = moved.map(|c| match def_index(db).resolve(path, &c.name) {
             Resolution::Found(callee) => callee,
-            _ => c.name.clone(),
+            _ => c.name.to_string(),
         });
         let detail = match &other {
             Some(name) => format!("the definition is as lowered, but {name} moved under it"),

@@ -201,7 +201,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, &result)| TestRow {
-                name: format!("t#{i}"),
+                name: format!("t#{i}").into(),
                 tier: Tier::Expect,
                 mode: "sandboxed".into(),
                 origin: Origin::Spec,

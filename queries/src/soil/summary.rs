@@ -16,18 +16,19 @@
 use super::sidecar::{Author, BlockAuthor};
 use super::spec_hash::{self, SpecHashes};
 use super::tr::{DiagSeverity, FileKind, TrFile, allowed_hatches};
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TrSummary {
     pub kind: FileKind,
     /// The front-matter `name` as written; empty without one.
-    pub name: String,
+    pub name: CompactString,
     /// The 1-based line of the `name:` key, else 1: where a report places what is said
     /// of the definition as a whole (`check`'s violations).
     pub name_line: u32,
     /// The front-matter `tags`.
-    pub tags: Vec<String>,
+    pub tags: Vec<CompactString>,
     /// Line and column of each of `tags`, for `tr-undeclared-tag`, which needs `soil.toml`
     /// and is therefore checked outside the parse.
     pub tags_at: Vec<(u32, u32)>,
@@ -64,7 +65,7 @@ impl TrSummary {
             .blocks
             .iter()
             .map(|b| BlockAuthor {
-                block: b.identity(),
+                block: b.identity().into(),
                 author: if b.agent {
                     Author::Agent
                 } else {
@@ -143,11 +144,11 @@ impl TrSummary {
             kind: tr.kind,
             tags_at,
             name_line,
-            name: tr.name().to_string(),
+            name: tr.name().into(),
             tags: tr
                 .frontmatter
                 .as_ref()
-                .map(|f| f.tags.clone())
+                .map(|f| f.tags.iter().map(|t| t.as_str().into()).collect())
                 .unwrap_or_default(),
             hashes: spec_hash::spec_hashes(tr, text),
             blocks,

@@ -73,6 +73,8 @@ pub fn def_index(db: &dyn salsa::Database) -> DefIndex {
         }
         by_path.insert(path, *def);
     }
+    // Nearly every name is one definition's: one path, not the four pushing makes room for.
+    by_name.values_mut().for_each(Vec::shrink_to_fit);
     DefIndex { by_path, by_name }
 }
 
@@ -127,7 +129,7 @@ pub fn edges(db: &dyn salsa::Database, def: Definition) -> Vec<Edge> {
         for call in &lowering.calls {
             out.push(Edge {
                 kind: EdgeKind::Call,
-                name: call.name.clone(),
+                name: call.name.to_string(),
                 target: index.resolve(from, &call.name),
                 recorded: call.hash,
             });
@@ -135,13 +137,13 @@ pub fn edges(db: &dyn salsa::Database, def: Definition) -> Vec<Edge> {
         for helper in &lowering.private_helpers {
             let module = module_of(from);
             let node = if module.is_empty() {
-                helper.name.clone()
+                helper.name.to_string()
             } else {
                 format!("{module}/{}", helper.name)
             };
             out.push(Edge {
                 kind: EdgeKind::Helper,
-                name: helper.name.clone(),
+                name: helper.name.to_string(),
                 target: Resolution::Found(node),
                 recorded: helper.hash,
             });

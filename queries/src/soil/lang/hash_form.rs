@@ -79,6 +79,8 @@ pub fn hash_form(mut def: Def) -> HashForm {
     walk.expr(&mut def.body);
     let mut text = String::new();
     super::print::print_def(&mut text, &def);
+    // A root keeps every definition's form: not the room that printing left.
+    text.shrink_to_fit();
     let refs = walk.refs;
     HashForm {
         // Renaming numbers binders only; the definition keeps its name.

@@ -53,7 +53,7 @@ pub fn build_manifest<'s>(
         for helper in &lowering.private_helpers {
             let name = match folder {
                 Some(folder) => format!("{folder}/{}", helper.name),
-                None => helper.name.clone(),
+                None => helper.name.to_string(),
             };
             private.entry((name, helper.hash)).or_default().insert(path);
         }

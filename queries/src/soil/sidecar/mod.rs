@@ -35,6 +35,7 @@ mod write;
 #[cfg(test)]
 mod tests;
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -187,7 +188,7 @@ keyword_enum!(FfiTrust, "trust", {
 pub struct Sidecar {
     /// Always [`LOCK_FORMAT`] once read.
     pub lock_format: u32,
-    pub name: String,
+    pub name: CompactString,
     pub kind: DefKind,
     pub versions: Versions,
     pub spec: Spec,
@@ -235,7 +236,7 @@ impl Present {
 /// Tool versions in the order the file lists them: the toolchain writes its own order, and
 /// sorting would rewrite every sidecar it produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Versions(pub Vec<(String, String)>);
+pub struct Versions(pub Vec<(CompactString, CompactString)>);
 
 impl Versions {
     pub fn get(&self, tool: &str) -> Option<&str> {
@@ -273,7 +274,7 @@ pub struct SpecHashes {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct BlockAuthor {
     /// The block's identity: `lang` or `lang name`, without modifiers.
-    pub block: String,
+    pub block: CompactString,
     pub author: Author,
 }
 
@@ -282,8 +283,8 @@ pub struct Lowering {
     pub soil_hash: RecordedHash,
     pub provenance: LoweringProvenance,
     /// Present in every lowering; `None` is the file's `null` (a human lowering).
-    pub provider: Option<String>,
-    pub model: Option<String>,
+    pub provider: Option<CompactString>,
+    pub model: Option<CompactString>,
     pub private_helpers: Vec<NameHash>,
     /// Callees with the `soil_hash` this lowering was checked against.
     pub calls: Vec<NameHash>,
@@ -293,7 +294,7 @@ pub struct Lowering {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct NameHash {
-    pub name: String,
+    pub name: CompactString,
     pub hash: RecordedHash,
 }
 
@@ -357,7 +358,7 @@ impl Checks {
 /// a B-tree's smallest node (about 290 bytes) was a twentieth of a status run's heap at
 /// 50,000 definitions.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ClauseMap(Vec<(String, ClauseState)>);
+pub struct ClauseMap(Vec<(CompactString, ClauseState)>);
 
 impl ClauseMap {
     pub fn is_empty(&self) -> bool {
@@ -385,13 +386,13 @@ impl ClauseMap {
 impl FromIterator<(String, ClauseState)> for ClauseMap {
     fn from_iter<I: IntoIterator<Item = (String, ClauseState)>>(entries: I) -> Self {
         let map: BTreeMap<String, ClauseState> = entries.into_iter().collect();
-        ClauseMap(map.into_iter().collect())
+        ClauseMap(map.into_iter().map(|(l, s)| (l.into(), s)).collect())
     }
 }
 
 impl From<BTreeMap<String, ClauseState>> for ClauseMap {
     fn from(map: BTreeMap<String, ClauseState>) -> Self {
-        ClauseMap(map.into_iter().collect())
+        ClauseMap(map.into_iter().map(|(l, s)| (l.into(), s)).collect())
     }
 }
 
@@ -408,11 +409,11 @@ pub enum Refinements {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TestRow {
     /// `block-name#k`, the bare block name, or a derived test's name.
-    pub name: String,
+    pub name: CompactString,
     pub tier: Tier,
     /// `sandboxed` or `real` today; any non-empty string is kept, because the seed lets
     /// new modes appear without a format change.
-    pub mode: String,
+    pub mode: CompactString,
     pub origin: Origin,
     pub result: TestResult,
 }
@@ -480,7 +481,7 @@ pub fn default_for(
 ) -> Sidecar {
     Sidecar {
         lock_format: LOCK_FORMAT,
-        name: name.to_owned(),
+        name: name.into(),
         kind,
         versions,
         spec: Spec {

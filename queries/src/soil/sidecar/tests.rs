@@ -395,10 +395,10 @@ fn sample_hashes(kind: DefKind) -> SpecHashes {
 fn defaults_are_unlowered_unaccepted_and_round_trip() {
     for &kind in DefKind::ALL {
         let blocks = vec![BlockAuthor {
-            block: "soil-sig".to_owned(),
+            block: "soil-sig".into(),
             author: Author::Human,
         }];
-        let versions = Versions(vec![("trellis".to_owned(), "0.1.0".to_owned())]);
+        let versions = Versions(vec![("trellis".into(), "0.1.0".into())]);
         let s = default_for("thing", kind, sample_hashes(kind), blocks, versions);
         assert_eq!(s.lowering, None);
         assert!(!s.accepted);
@@ -427,12 +427,12 @@ fn default_function_sidecar_text() {
         DefKind::Function,
         sample_hashes(DefKind::Function),
         vec![BlockAuthor {
-            block: "test basics".to_owned(),
+            block: "test basics".into(),
             author: Author::Agent,
         }],
         Versions(vec![
-            ("trellis".to_owned(), "0.1.0".to_owned()),
-            ("soil".to_owned(), "0.1".to_owned()),
+            ("trellis".into(), "0.1.0".into()),
+            ("soil".into(), "0.1".into()),
         ]),
     );
     let expected = format!(
@@ -976,12 +976,12 @@ fn escapes_are_read_and_written_canonically() {
 
 fn named(path: &str, helpers: &[(&str, &str)], hatches: &[&str]) -> (String, Sidecar) {
     let mut s = read(GOLDEN);
-    s.name = path.rsplit('/').next().unwrap().to_owned();
+    s.name = path.rsplit('/').next().unwrap().into();
     let lowering = s.lowering.as_mut().unwrap();
     lowering.private_helpers = helpers
         .iter()
         .map(|(name, hash)| NameHash {
-            name: (*name).to_owned(),
+            name: (*name).into(),
             hash: hash.parse().unwrap(),
         })
         .collect();
@@ -1161,7 +1161,10 @@ fn arb_clause_map() -> impl Strategy<Value = ClauseMap> {
 
 fn arb_name_hashes() -> impl Strategy<Value = Vec<NameHash>> {
     prop::collection::vec(
-        (arb_text(), arb_hash()).prop_map(|(name, hash)| NameHash { name, hash }),
+        (arb_text(), arb_hash()).prop_map(|(name, hash)| NameHash {
+            name: name.into(),
+            hash,
+        }),
         0..3,
     )
 }
@@ -1196,8 +1199,8 @@ fn arb_lowering() -> impl Strategy<Value = Lowering> {
                 Lowering {
                     soil_hash,
                     provenance,
-                    provider,
-                    model,
+                    provider: provider.map(Into::into),
+                    model: model.map(Into::into),
                     private_helpers,
                     calls,
                     decisions: decisions.map(|(scope_hash, applied)| {
@@ -1218,8 +1221,10 @@ fn arb_spec(kind: DefKind) -> impl Strategy<Value = Spec> {
         (arb_hash(), arb_hash(), arb_hash()),
         arb_kw(ProseState::ALL),
         prop::collection::vec(
-            (arb_text(), arb_kw(Author::ALL))
-                .prop_map(|(block, author)| BlockAuthor { block, author }),
+            (arb_text(), arb_kw(Author::ALL)).prop_map(|(block, author)| BlockAuthor {
+                block: block.into(),
+                author,
+            }),
             0..4,
         ),
         any::<bool>(),
@@ -1312,9 +1317,9 @@ fn arb_test_row() -> impl Strategy<Value = TestRow> {
         arb_kw(TestResult::ALL),
     )
         .prop_map(|(name, tier, mode, origin, result)| TestRow {
-            name,
+            name: name.into(),
             tier,
-            mode,
+            mode: mode.into(),
             origin,
             result,
         })
@@ -1338,6 +1343,7 @@ fn arb_versions() -> impl Strategy<Value = Versions> {
             pairs
                 .into_iter()
                 .filter(|(tool, _)| seen.insert(tool.clone()))
+                .map(|(tool, version)| (tool.into(), version.into()))
                 .collect(),
         )
     })
@@ -1367,7 +1373,7 @@ fn arb_sidecar() -> impl Strategy<Value = Sidecar> {
                     accepted,
                 )| Sidecar {
                     lock_format: LOCK_FORMAT,
-                    name,
+                    name: name.into(),
                     kind,
                     versions,
                     spec,

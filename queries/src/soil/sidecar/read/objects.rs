@@ -9,7 +9,7 @@ use super::super::{
     TestResult, TestRow, Tier, TypeCheck, Versions,
 };
 use super::values::{
-    Fields, array, boolean, count, hash, keyword, map, nonempty, nullable, string,
+    Fields, array, boolean, count, exact, hash, keyword, map, nonempty, nullable, string,
 };
 use super::{Path, Read, mismatch, one_of, problem};
 
@@ -86,17 +86,14 @@ fn versions(node: &Node, path: &Path) -> Read<Versions> {
     let Value::Object(members) = &node.value else {
         return Err(mismatch(node, path, "an object of tool versions"));
     };
-    members
-        .iter()
-        .map(|m| {
-            let p = path.key(&m.key);
-            if m.key.is_empty() {
-                return Err(problem(m.key_start, &p, "empty tool name"));
-            }
-            Ok((m.key.clone().into_owned(), string(&m.value, &p)?))
-        })
-        .collect::<Read<_>>()
-        .map(Versions)
+    exact(members.iter().map(|m| {
+        let p = path.key(&m.key);
+        if m.key.is_empty() {
+            return Err(problem(m.key_start, &p, "empty tool name"));
+        }
+        Ok((m.key.clone().into(), string(&m.value, &p)?))
+    }))
+    .map(Versions)
 }
 
 const SPEC_KEYS: &[&str] = &[
@@ -213,23 +210,20 @@ fn applied_decision(node: &Node, path: &Path) -> Read<AppliedDecision> {
     let Value::Object(members) = &node.value else {
         return Err(mismatch(node, path, "an object"));
     };
-    members
-        .iter()
-        .map(|m| {
-            let p = path.key(&m.key);
-            let value = match &m.value.value {
-                Value::Null => Scalar::Null,
-                Value::Bool(b) => Scalar::Bool(*b),
-                Value::Number(n) => Scalar::Number((*n).to_owned()),
-                Value::String(s) => Scalar::String(s.clone().into_owned()),
-                Value::Array(_) | Value::Object(_) => {
-                    return Err(mismatch(&m.value, &p, "a string, number, boolean or null"));
-                }
-            };
-            Ok((m.key.clone().into_owned(), value))
-        })
-        .collect::<Read<_>>()
-        .map(AppliedDecision)
+    exact(members.iter().map(|m| {
+        let p = path.key(&m.key);
+        let value = match &m.value.value {
+            Value::Null => Scalar::Null,
+            Value::Bool(b) => Scalar::Bool(*b),
+            Value::Number(n) => Scalar::Number((*n).to_owned()),
+            Value::String(s) => Scalar::String(s.clone().into_owned()),
+            Value::Array(_) | Value::Object(_) => {
+                return Err(mismatch(&m.value, &p, "a string, number, boolean or null"));
+            }
+        };
+        Ok((m.key.clone().into_owned(), value))
+    }))
+    .map(AppliedDecision)
 }
 
 const CHECKS_KEYS: &[&str] = &[
@@ -319,7 +313,7 @@ fn oracle(node: &Node, path: &Path) -> Read<Oracle> {
         return Err(problem(node.start, path, "missing key `kind`"));
     };
     let kind_path = path.key("kind");
-    let kind_name = string(&kind.value, &kind_path)?;
+    let kind_name: String = string(&kind.value, &kind_path)?;
     match kind_name.as_str() {
         "reference" => {
             let f = Fields::new(node, path, &["kind", "path", "hash"], "an oracle object")?;
