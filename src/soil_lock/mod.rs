@@ -28,6 +28,7 @@ use std::process::ExitCode;
 pub use crate::Failure;
 
 pub fn main() -> ExitCode {
+    crate::memory::free_pages_soon();
     crate::output::guard();
     crate::logging::init();
     let cli = Cli::parse();
