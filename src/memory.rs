@@ -38,3 +38,27 @@ pub fn free_pages_soon() {
 /// `mi_option_purge_delay`, the sixteenth of mimalloc.h's `mi_option_e` in both its v2 and
 /// v3, which the bindings do not name.
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    #[test]
+    fn small_pages_set_the_process_flag() {
+        super::small_pages();
+        // SAFETY: PR_GET_THP_DISABLE takes no argument and returns the flag.
+        let disabled = unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) };
+        assert_eq!(disabled, 1);
+    }
+
+    /// Option 15 is the purge delay: a second by default in the mimalloc we build (unless
+    /// the environment says otherwise), 10 ms once set.
+    #[test]
+    fn the_option_set_is_the_purge_delay() {
+        // SAFETY: mi_option_get takes an option and only reads it.
+        let get = || unsafe { libmimalloc_sys::mi_option_get(super::PURGE_DELAY) };
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+            assert_eq!(get(), 1000);
+        }
+        super::free_pages_soon();
+        assert_eq!(get(), 10);
+    }
+}

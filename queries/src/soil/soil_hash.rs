@@ -387,8 +387,9 @@ struct Hasher<'a> {
 }
 
 impl Hasher<'_> {
-    /// One node's hash, its callees' hashes done (the edges borrowed, not built: this runs
-    /// once per definition of the root, serially).
+    /// One node's hash, its callees' hashes done (the fixed edges borrowed, a callee's hash
+    /// written as the text the edge hashes: this runs once per definition of the root,
+    /// serially).
     fn hash_one(&self, key: &str, node: &Prepared) -> Result<ContentHash, String> {
         if let Some(why) = &node.error {
             return Err(why.clone());

@@ -49,9 +49,16 @@ impl RecordedHash {
         self.digits == 64 && self.packed == hash.0
     }
 
-    /// The hash, when all 64 digits are recorded.
-    pub fn full(&self) -> Option<ContentHash> {
-        (self.digits == 64).then_some(ContentHash(self.packed))
+    /// The hash of a digit count and digits, if [`RecordedHash::parse`] could have made it:
+    /// a count in range, and zeros past the last digit (the binary cache's form).
+    fn from_parts(digits: u8, packed: [u8; 32]) -> Option<RecordedHash> {
+        let count = usize::from(digits);
+        if !(super::MIN_HASH_HEX_DIGITS..=super::MAX_HASH_HEX_DIGITS).contains(&count) {
+            return None;
+        }
+        let odd_tail = count % 2 == 1 && packed[count / 2] & 0x0f != 0;
+        let zeros_past = packed[count.div_ceil(2)..].iter().all(|&b| b == 0);
+        (zeros_past && !odd_tail).then_some(RecordedHash { packed, digits })
     }
 }
 
@@ -130,9 +137,7 @@ impl PartialOrd for RecordedHash {
 }
 
 /// The text in human-readable formats; in the binary cache (postcard), the digit count and
-/// the digits. (As one byte string they decoded faster, yet a warm run at 50,000
-/// definitions then peaked 30 MB higher: the cache files' buffers were freed faster than
-/// the allocator gives pages back.)
+/// the digits, checked on the way in as `parse` would have checked the text.
 impl serde::Serialize for RecordedHash {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if s.is_human_readable() {
@@ -140,20 +145,6 @@ impl serde::Serialize for RecordedHash {
         } else {
             serde::Serialize::serialize(&(self.digits, self.packed), s)
         }
-    }
-}
-
-impl RecordedHash {
-    /// The hash of a digit count and digits, if [`RecordedHash::parse`] could have made it:
-    /// a count in range, and zeros past the last digit.
-    fn from_parts(digits: u8, packed: [u8; 32]) -> Option<RecordedHash> {
-        let count = usize::from(digits);
-        if !(super::MIN_HASH_HEX_DIGITS..=super::MAX_HASH_HEX_DIGITS).contains(&count) {
-            return None;
-        }
-        let odd_tail = count % 2 == 1 && packed[count / 2] & 0x0f != 0;
-        let zeros_past = packed[count.div_ceil(2)..].iter().all(|&b| b == 0);
-        (zeros_past && !odd_tail).then_some(RecordedHash { packed, digits })
     }
 }
 
@@ -194,10 +185,8 @@ mod tests {
         }
         let full = ContentHash::of(b"abc");
         assert!(RecordedHash::from(full).is(&full));
-        assert_eq!(RecordedHash::from(full).full(), Some(full));
         let short = RecordedHash::parse(&full.to_string()[..20]).expect("abbreviated");
         assert!(!short.is(&full));
-        assert_eq!(short.full(), None);
     }
 
     /// Exactly what `is_hash` accepts, the reader's rule.
@@ -266,7 +255,6 @@ mod tests {
             let text = full.to_string()[..7 + digits].to_string();
             let recorded = RecordedHash::parse(&text).unwrap();
             prop_assert_eq!(recorded.is(&full), full.to_string() == text);
-            prop_assert_eq!(recorded.full(), (digits == 64).then_some(full));
         }
 
         #[test]
