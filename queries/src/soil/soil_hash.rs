@@ -293,8 +293,7 @@ fn prepare(
     }
     out.fixed
         .extend(form.type_functions.iter().map(|name| builtin(name)));
-    // Kept for the run (memoised): without the room pushing left, a definition's edges
-    // take half the memory.
+    // Kept for the run (memoised): not the room that pushing left.
     out.fixed.shrink_to_fit();
     out.deps.shrink_to_fit();
     out

@@ -21,8 +21,8 @@
 //! (The model does derive serde, but only so that the shell can keep parsed sidecars in its
 //! binary cache between runs; JSON never goes through it.)
 //!
-//! Hashes are kept as their digits ([`RecordedHash`]), which write back as the text the file
-//! held. They must be `sha256:` followed by 8 to
+//! Hashes are kept as their digits ([`RecordedHash`]), which write back as the text the
+//! file held. They must be `sha256:` followed by 8 to
 //! 64 lowercase hex digits: the toolchain writes all 64, and the seed's examples abbreviate
 //! to 8, which must stay readable for fixtures built from the seed.
 
@@ -385,8 +385,7 @@ impl ClauseMap {
 /// As a `BTreeMap` collects: sorted by label, the last state of a repeated label kept.
 impl FromIterator<(String, ClauseState)> for ClauseMap {
     fn from_iter<I: IntoIterator<Item = (String, ClauseState)>>(entries: I) -> Self {
-        let map: BTreeMap<String, ClauseState> = entries.into_iter().collect();
-        ClauseMap(map.into_iter().map(|(l, s)| (l.into(), s)).collect())
+        ClauseMap::from(entries.into_iter().collect::<BTreeMap<_, _>>())
     }
 }
 
@@ -455,12 +454,6 @@ pub struct Ffi {
 /// spellings, hash syntax and the keys that only some kinds may carry.
 pub fn parse(text: &str) -> Result<Sidecar, SidecarError> {
     read::sidecar(text)
-}
-
-/// `true` for `sha256:` followed by [`MIN_HASH_HEX_DIGITS`] to [`MAX_HASH_HEX_DIGITS`]
-/// lowercase hex digits.
-pub fn is_hash(text: &str) -> bool {
-    RecordedHash::parse(text).is_some()
 }
 
 /// The sidecar `refresh` writes for a definition that has none: the one trellis creates,

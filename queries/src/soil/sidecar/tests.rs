@@ -151,7 +151,7 @@ fn prototype_shape_round_trips_byte_for_byte() {
             formal_hash: "sha256:aa90b1f3".parse().unwrap()
         }
     );
-    assert_eq!(s.oracles[0].recorded_hash(), "sha256:5e8f0b2a");
+    assert_eq!(s.oracles[0].recorded_hash().to_string(), "sha256:5e8f0b2a");
 }
 
 const BINDING: &str = r#"{
@@ -466,19 +466,6 @@ fn default_function_sidecar_text() {
         h('3', 64)
     );
     assert_eq!(to_canonical_string(&s), expected);
-}
-
-#[test]
-fn hash_syntax_accepts_abbreviations_down_to_eight_digits() {
-    assert!(is_hash("sha256:9f2c41aa"));
-    assert!(is_hash(&h('a', 64)));
-    assert!(is_hash("sha256:0123456789"));
-    assert!(!is_hash("sha256:9f2c41a"));
-    assert!(!is_hash(&h('a', 65)));
-    assert!(!is_hash("sha256:9F2C41AA"));
-    assert!(!is_hash("sha1:9f2c41aa"));
-    assert!(!is_hash("9f2c41aa"));
-    assert!(!is_hash("sha256:9f2c41ag"));
 }
 
 /// Mutates the golden sidecar and checks the error's path, position and message.

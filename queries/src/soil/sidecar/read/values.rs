@@ -196,7 +196,7 @@ pub(super) fn array<T>(
 
 /// The values read, in a vector of their exact count. Collecting `Result`s cannot know the
 /// count and starts at room for four: a run keeps every definition's sidecar, most of
-/// whose lists hold one or two, and the room for the rest was 30 MB at 50,000 definitions.
+/// whose lists hold one or two.
 pub(super) fn exact<T>(values: impl ExactSizeIterator<Item = Read<T>>) -> Read<Vec<T>> {
     let mut out = Vec::with_capacity(values.len());
     for value in values {
