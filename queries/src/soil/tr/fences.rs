@@ -1,17 +1,20 @@
 //! Reserved fenced blocks, found by pulldown-cmark so that fence rules (``` vs ~~~, longer
-//! closing fences, containers, indented code) are CommonMark's and not a regex's.
+//! closing fences, containers, indented code) are CommonMark's and not a regex's — except
+//! in a plain body, which [`plain`](super::plain) reads line by line to the same result.
 
-use super::{Block, Sink, is_test_case_lang, offset_in, reserved_class};
+use super::{Block, Sink, is_test_case_lang, offset_in, plain, reserved_class};
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
 
-/// A reserved block between its start and end events.
-struct Open {
-    info: String,
-    range: Range<usize>,
-    content: String,
+/// A reserved block as the parser reports it: its info string, the range from its opening
+/// fence to the end of its closing one (without the line break), and its text.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Open {
+    pub info: String,
+    pub range: Range<usize>,
+    pub content: String,
     /// End of the last text event: where the body stops, when it has any.
-    text_end: Option<usize>,
+    pub text_end: Option<usize>,
 }
 
 /// Reserved blocks of `source`. `parse_text` is `source` with the front matter blanked:
@@ -20,8 +23,21 @@ struct Open {
 /// Also says whether the file has prose as trellis counts it: non-blank text in a
 /// paragraph, an indented code block, or a fence that is not reserved. Headings and the
 /// text of tight list items (which CommonMark puts in no paragraph) do not count.
+///
+/// A plain body is read line by line ([`plain::fences`]); any other goes to the parser.
 pub(super) fn scan(source: &str, parse_text: &str, sink: &mut Sink) -> (Vec<Block>, bool) {
-    let mut blocks = Vec::new();
+    let (opens, has_prose) = plain::fences(parse_text).unwrap_or_else(|| parsed(parse_text));
+    let blocks = opens
+        .into_iter()
+        .map(|open| finish(source, open, sink))
+        .collect();
+    (blocks, has_prose)
+}
+
+/// The reserved blocks and the prose of `parse_text` as pulldown-cmark reads them: the
+/// definition [`plain::fences`] is held to.
+pub(super) fn parsed(parse_text: &str) -> (Vec<Open>, bool) {
+    let mut opens = Vec::new();
     let mut open: Option<Open> = None;
     let mut has_prose = false;
     let mut in_paragraph = false;
@@ -51,15 +67,11 @@ pub(super) fn scan(source: &str, parse_text: &str, sink: &mut Sink) -> (Vec<Bloc
                     has_prose = true;
                 }
             }
-            Event::End(TagEnd::CodeBlock) => {
-                if let Some(open) = open.take() {
-                    blocks.push(finish(source, open, sink));
-                }
-            }
+            Event::End(TagEnd::CodeBlock) => opens.extend(open.take()),
             _ => {}
         }
     }
-    (blocks, has_prose)
+    (opens, has_prose)
 }
 
 fn finish(source: &str, open: Open, sink: &mut Sink) -> Block {

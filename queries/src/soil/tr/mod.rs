@@ -30,6 +30,7 @@
 
 mod fences;
 mod frontmatter;
+mod plain;
 #[cfg(test)]
 mod tests;
 

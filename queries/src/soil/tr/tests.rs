@@ -554,3 +554,161 @@ fn allow_names_only_the_known_escape_hatches() {
     let odd = function("```test a\n1\n```\n```allow\npartial\nyolo\n```\n");
     assert_eq!(diags("f.tr", &odd), [("tr-allow-unknown", 11, 1)]);
 }
+
+/// Lines of bodies the plain reader takes and of bodies it must leave to the parser.
+const BODY_LINES: [&str; 53] = [
+    "# Title\n",
+    "#\n",
+    "###### six\n",
+    "####### seven\n",
+    "#hash\n",
+    "Prose, with `code` inside.\n",
+    "Žluťoučký kůň úpěl.\n",
+    "`len(xs) > 0` preconditions.\n",
+    "`only`\n",
+    "``x``\n",
+    "\n",
+    "   \n",
+    "\t\n",
+    "```soil-sig\n",
+    "```test basics\n",
+    "```test  basics  xfail \n",
+    "```text\n",
+    "```\n",
+    "````\n",
+    "``` \n",
+    "  ```\n",
+    "\t```\n",
+    "```x`y\n",
+    "```a\\b\n",
+    "```ensures &amp;\n",
+    "f : I64\n",
+    "(1.0) => 6114.0\n",
+    "  indented\n",
+    "    code\n",
+    "\tcode\n",
+    "- item\n",
+    "> quote\n",
+    "1. one\n",
+    "<div>\n",
+    "---\n",
+    "===\n",
+    "x\r\n",
+    "a\tb\n",
+    "\u{a0}\n",
+    "```",
+    "(`count_of`). Because\n",
+    "1. one\n",
+    "1) one\n",
+    "10. ten\n",
+    "3.7 is a section\n",
+    "[a]: /url\n",
+    "\"Quoted\" text\n",
+    "— a dash\n",
+    "* star\n",
+    "+ plus\n",
+    "~~~\n",
+    "&amp; x\n",
+    "\\# escaped\n",
+];
+
+/// The plain reader on a body: the parser's blocks and prose, or nothing.
+fn plain_agrees(text: &str) -> Result<bool, String> {
+    match super::plain::fences(text) {
+        None => Ok(false),
+        Some(read) => {
+            let parsed = super::fences::parsed(text);
+            if read == parsed {
+                Ok(true)
+            } else {
+                Err(format!("{text:?}: plain {read:?}, parser {parsed:?}"))
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+    #[test]
+    fn the_plain_reader_reads_as_the_parser(
+        picks in proptest::collection::vec(0..BODY_LINES.len(), 0..16)
+    ) {
+        let text: String = picks.iter().map(|&i| BODY_LINES[i]).collect();
+        if let Err(e) = plain_agrees(&text) {
+            proptest::prop_assert!(false, "{}", e);
+        }
+    }
+
+    /// A plain body with one line of any kind put in: where the plain reader's edges are.
+    #[test]
+    fn the_plain_reader_reads_a_line_put_in_as_the_parser(
+        blocks in proptest::collection::vec(0..PLAIN_BLOCKS.len(), 0..8),
+        line in 0..BODY_LINES.len(),
+        at in 0..64usize,
+    ) {
+        let mut text: String = blocks.iter().map(|&i| PLAIN_BLOCKS[i]).collect();
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        text.insert_str(starts[at % starts.len()], BODY_LINES[line]);
+        if let Err(e) = plain_agrees(&text) {
+            proptest::prop_assert!(false, "{}", e);
+        }
+    }
+
+    /// Bodies built of what the plain reader takes: it reads each whole.
+    #[test]
+    fn the_plain_reader_takes_plain_bodies(
+        picks in proptest::collection::vec(0..PLAIN_BLOCKS.len(), 0..12)
+    ) {
+        let text: String = picks.iter().map(|&i| PLAIN_BLOCKS[i]).collect();
+        proptest::prop_assert_eq!(plain_agrees(&text), Ok(true), "{:?}", text);
+    }
+}
+
+/// Headings, paragraphs and fences as a spec writes them.
+const PLAIN_BLOCKS: [&str; 11] = [
+    "# Title\n",
+    "###### six\n",
+    "\n",
+    "   \n",
+    "Prose, with `code`.\n(`count_of`) and — more.\n3.7 and [a]: /b\n",
+    "Žluťoučký kůň.\n",
+    "```soil-sig\nf : I64\n```\n",
+    "```test basics\n(1.0) => 2.0\n\n    x\n```\n",
+    "```text\n```\n",
+    "```ensures  \n`x` ~~~\n- y\n```\n",
+    "```test  b  xfail\n# not a heading\n```\n",
+];
+
+#[test]
+fn the_plain_reader_reads_trellis_examples_as_the_parser() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/conformance/trellis/examples");
+    let mut specs = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "tr") {
+                specs.push(path);
+            }
+        }
+    }
+    assert!(specs.len() >= 19, "trellis's examples have 19 specs");
+    let texts = specs.iter().map(|path| {
+        let text = std::fs::read_to_string(path).expect("a spec");
+        (path.display().to_string(), text)
+    });
+    for (name, text) in texts.chain([("golden cell_count.tr".to_owned(), GOLDEN.to_owned())]) {
+        let mut sink = Sink::new(&text);
+        let body = match frontmatter::parse(&text, &mut sink) {
+            Some(fm) => blank(&text, fm.range),
+            None => text.clone(),
+        };
+        assert_eq!(plain_agrees(&body), Ok(true), "{name}");
+    }
+}
