@@ -1,4 +1,5 @@
-//! The `.tr` parser never panics, and its diagnostics point inside the text.
+//! The `.tr` parser never panics, its diagnostics point inside the text, and its
+//! line-by-line reader of plain bodies reads any body it takes as pulldown-cmark does.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,4 +13,5 @@ fuzz_target!(|text: &str| {
     for e in &summary.errors {
         assert!(e.line <= lines, "{e:?} in {lines} lines");
     }
+    assert!(tr::plain_reads_as_the_parser(text), "{text:?}");
 });

@@ -277,6 +277,13 @@ pub fn parse(file_name: &str, text: &str) -> TrFile {
     }
 }
 
+/// For the fuzzer (`fuzz/fuzz_targets/tr.rs`): whether the plain reader, where it reads
+/// the front-matter-blanked `body`, reads it as the parser does.
+#[cfg(fuzzing)]
+pub fn plain_reads_as_the_parser(body: &str) -> bool {
+    plain::fences(body).is_none_or(|read| read == fences::parsed(body))
+}
+
 fn detect_kind(file_name: &str, blocks: &[Block]) -> FileKind {
     let base = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
     match base {
