@@ -4,7 +4,6 @@
 //! cannot be read.
 
 use crate::fsutil::write_atomic_unsynced_with;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::{self, Write};
@@ -57,59 +56,6 @@ impl Stat {
     /// not trusted (and the file is read again).
     pub fn unchanged_since(&self, recorded: &Stat, written_ns: i128) -> bool {
         self == recorded && recorded.mtime_ns < written_ns && recorded.ctime_ns < written_ns
-    }
-}
-
-thread_local! {
-    /// The most entries an [`ExactMap`] being decoded on this thread may announce: the
-    /// length of the file it comes from over the least bytes an entry can take.
-    static MAP_CAP: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// The least encoded size of one entry of every map the caches keep: each has a 32-byte
-/// hash in it.
-const MIN_ENTRY_BYTES: usize = 32;
-
-/// A hash map decoded at the capacity its encoding announces. Serde trusts a length prefix
-/// only up to a megabyte's worth of entries (against hostile input), so a cache of 100,000
-/// entries was rehashed into ever larger tables, and the fresh pages those took were a
-/// third of a warm run. The announced length is still bounded, by the size of the file
-/// being decoded. Encoded as a sequence of pairs (or of flat tuples `(K, a, b)`, the same
-/// bytes as `(K, (a, b))`).
-pub struct ExactMap<K, V>(pub FxHashMap<K, V>);
-
-impl<'de, K, V> Deserialize<'de> for ExactMap<K, V>
-where
-    K: Deserialize<'de> + Eq + std::hash::Hash,
-    V: Deserialize<'de>,
-{
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Pairs<K, V>(std::marker::PhantomData<(K, V)>);
-        impl<'de, K, V> serde::de::Visitor<'de> for Pairs<K, V>
-        where
-            K: Deserialize<'de> + Eq + std::hash::Hash,
-            V: Deserialize<'de>,
-        {
-            type Value = FxHashMap<K, V>;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a sequence of key-value pairs")
-            }
-
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Self::Value, A::Error> {
-                let cap = seq.size_hint().unwrap_or(0).min(MAP_CAP.with(|c| c.get()));
-                let mut map = FxHashMap::with_capacity_and_hasher(cap, Default::default());
-                while let Some((k, v)) = seq.next_element::<(K, V)>()? {
-                    map.insert(k, v);
-                }
-                Ok(map)
-            }
-        }
-        d.deserialize_seq(Pairs(std::marker::PhantomData))
-            .map(ExactMap)
     }
 }
 
@@ -395,9 +341,8 @@ pub fn set_aside(dir: &Path, name: &str, shown: &str, problem: &str) {
     eprintln!("warning: {shown}: {problem}; {what} and rebuilt");
 }
 
-/// Decodes a cache body, with the bound [`ExactMap`]s need.
+/// Decodes a cache body.
 fn decode<'a, T: Deserialize<'a>>(body: &'a [u8]) -> postcard::Result<T> {
-    MAP_CAP.with(|c| c.set(body.len() / MIN_ENTRY_BYTES));
     postcard::from_bytes(body)
 }
 
@@ -487,24 +432,6 @@ mod tests {
         let mut all = Vec::new();
         encode_into(&mut all, "engine", &value).unwrap();
         assert!(all.starts_with(MAGIC));
-    }
-
-    #[test]
-    fn exact_maps_read_what_pairs_wrote_and_distrust_huge_lengths() {
-        let pairs = vec![("a".to_string(), 1u32), ("b".to_string(), 2)];
-        let bytes = postcard::to_stdvec(&pairs).unwrap();
-        let map: ExactMap<String, u32> = decode(&bytes).unwrap();
-        assert_eq!(map.0.len(), 2);
-        assert_eq!(map.0["b"], 2);
-        // A damaged length prefix announcing 2^40 entries: an error, not an allocation.
-        let mut bogus = Vec::new();
-        let mut n: u64 = 1 << 40;
-        while n >= 0x80 {
-            bogus.push((n as u8) | 0x80);
-            n >>= 7;
-        }
-        bogus.push(n as u8);
-        assert!(decode::<ExactMap<String, u32>>(&bogus).is_err());
     }
 
     #[test]

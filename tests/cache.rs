@@ -272,10 +272,15 @@ fn audit_with_timings(tree: &Tree) -> (String, String) {
 
 /// The number of files a run read, from its timings.
 fn files_read(timings: &str) -> usize {
+    counted(timings, "files read")
+}
+
+/// A count a run's timings give (`timing: <what>  <n>`).
+fn counted(timings: &str, what: &str) -> usize {
     let line = timings
         .lines()
-        .find(|l| l.starts_with("timing: files read"))
-        .unwrap_or_else(|| panic!("no count of files read: {timings}"));
+        .find(|l| l.starts_with(&format!("timing: {what}")))
+        .unwrap_or_else(|| panic!("no count of {what}: {timings}"));
     line.split_whitespace().last().unwrap().parse().unwrap()
 }
 
@@ -361,4 +366,45 @@ fn the_lockfile_is_read_only_when_an_entry_is_needed() {
     );
     assert!(!err.contains("warning"), "{err}");
     assert_eq!(out, run(&tree, &["--json", "--no-cache"]).1);
+}
+
+/// The number of reports a run computed (not taken from a cache), from its timings.
+fn reports_computed(timings: &str) -> usize {
+    counted(timings, "reports computed")
+}
+
+/// An edit rewrites its findings shard: the reports the run took from that shard go back
+/// into it as they were, and the edited file's earlier report stays beside the new one,
+/// so undoing the edit computes nothing either.
+#[test]
+fn a_rewritten_shard_keeps_the_reports_taken_from_it_and_the_earlier_ones() {
+    let tree = Tree::copy_of("copy");
+    let all: Vec<String> = fs::read_dir(tree.path("content/talks"))
+        .unwrap()
+        .map(|e| format!("content/talks/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    for rel in &all {
+        age(&tree, rel);
+    }
+    let (first, cold) = audit_with_timings(&tree);
+    assert!(reports_computed(&cold) > 1, "{cold}");
+    let original = tree.read(UVOD);
+    tree.write(UVOD, &format!("{original}\nDoplněná věta.\n"));
+    age(&tree, UVOD);
+    let (_, edited) = audit_with_timings(&tree);
+    assert_eq!(reports_computed(&edited), 1, "{edited}");
+    let (_, warm) = audit_with_timings(&tree);
+    assert_eq!(reports_computed(&warm), 0, "every report kept: {warm}");
+    tree.write(UVOD, &original);
+    age(&tree, UVOD);
+    let (undone, undo) = audit_with_timings(&tree);
+    assert_eq!(files_read(&undo), 1, "{undo}");
+    assert_eq!(
+        reports_computed(&undo),
+        0,
+        "the earlier report kept: {undo}"
+    );
+    assert_eq!(undone, first);
+    let uncached = run(&tree, &["--json", "--no-cache"]).1;
+    assert_eq!(undone, uncached);
 }

@@ -22,7 +22,7 @@
 //! corrupt them (the last writer wins).
 
 use crate::fsutil::CACHE_DIR;
-use crate::statcache::{self, ExactMap, HashBytes, Loaded, SortedEntries};
+use crate::statcache::{self, HashBytes, Loaded, SortedEntries};
 use lockgraph_queries::copy::engine::{FileError, Findings};
 use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
@@ -203,25 +203,35 @@ pub struct ReportRef<'a> {
     pub error: &'a Option<FileError>,
 }
 
-impl CachedReport {
-    fn as_ref(&self) -> ReportRef<'_> {
-        ReportRef {
-            findings: &self.findings,
-            error: &self.error,
-        }
-    }
-}
-
+/// A findings shard as written: each report as its own byte string (a [`CachedReport`]'s
+/// postcard bytes), so that a reader finds every key without decoding a report.
 #[derive(Serialize)]
 struct Shard<'a> {
     /// Sorted by key.
-    entries: Vec<(HashBytes, ReportRef<'a>)>,
+    entries: Vec<(HashBytes, Encoded<'a>)>,
 }
 
-/// [`Shard`] as read.
+/// [`Shard`] as read: each report's bytes borrowed from the file's.
 #[derive(Deserialize)]
-struct ShardIn {
-    entries: ExactMap<HashBytes, ReportSlot>,
+struct ShardIn<'a> {
+    #[serde(borrow)]
+    entries: Vec<(HashBytes, &'a [u8])>,
+}
+
+/// A report's postcard bytes: encoded by this run, or as a shard file held them.
+struct Encoded<'a>(std::borrow::Cow<'a, [u8]>);
+
+impl Serialize for Encoded<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
+impl<'a> Encoded<'a> {
+    fn of(report: ReportRef<'_>) -> Encoded<'a> {
+        let bytes = postcard::to_allocvec(&report).expect("a report encodes");
+        Encoded(std::borrow::Cow::Owned(bytes))
+    }
 }
 
 pub struct Caches {
@@ -235,14 +245,14 @@ pub struct Caches {
     /// key is missing then).
     bits: Option<u8>,
     /// Loaded on first use, from any worker thread (`2^bits` of them).
-    shards: Vec<OnceLock<Mutex<LoadedShard>>>,
+    shards: Vec<OnceLock<LoadedShard>>,
     /// How `save` writes the shards, once [`Caches::plan_findings`] chose.
     plan: Option<Plan>,
     /// Reports this run computed, or took from the remote cache.
     fresh: FxHashSet<Key>,
     /// Reports the remote cache served this run ([`Caches::offer`]), taken like the
     /// shards' reports.
-    offered: Mutex<FxHashMap<Key, ReportSlot>>,
+    offered: Mutex<FxHashMap<Key, Option<CachedReport>>>,
     any_offered: bool,
     /// With the summary's lockfile stat and the summary file's mtime.
     lock_summary: Option<(LockSummary, Stat, i128)>,
@@ -250,22 +260,57 @@ pub struct Caches {
     lock_summary_wanted: Option<(Stat, bool)>,
 }
 
-/// One findings shard as a run holds it: each report, or `None` once this run took it
-/// (a rewrite of the shard asks for those back). Taking leaves the slot rather than
-/// removing the entry and noting the key elsewhere: that second set was a twentieth of a
-/// warm run.
+/// One findings shard as a run holds it: the file's bytes, and where each report lies in
+/// them. A report is decoded only when the run takes it: a shard also keeps reports of
+/// earlier contents and spans (up to twice those in use, see [`Caches::save`]), and
+/// decoding every one at load held them all in memory through the run. A taken report
+/// stays in the bytes, so a rewrite of the shard copies it back without encoding it.
 #[derive(Default)]
 struct LoadedShard {
-    reports: FxHashMap<HashBytes, ReportSlot>,
+    /// The file's body (none for a shard that is missing or unreadable).
+    body: Option<statcache::Body>,
+    reports: Mutex<FxHashMap<HashBytes, Slot>>,
 }
 
-/// A report of a loaded shard, or `None` once taken: every report in a shard file is there
-/// to be taken once.
-struct ReportSlot(Option<CachedReport>);
+/// Where a report lies in its shard's body, and whether this run took it: every report in
+/// a shard file is there to be taken once. Taking marks the slot rather than removing the
+/// entry and noting the key elsewhere: that second set was a twentieth of a warm run.
+struct Slot {
+    bytes: std::ops::Range<usize>,
+    taken: bool,
+}
 
-impl<'de> Deserialize<'de> for ReportSlot {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        CachedReport::deserialize(d).map(|r| ReportSlot(Some(r)))
+impl LoadedShard {
+    /// Indexes a shard file's body: the key and the place of every report.
+    fn index(body: statcache::Body) -> postcard::Result<LoadedShard> {
+        let all = body.bytes();
+        let base = all.as_ptr() as usize;
+        let shard: ShardIn<'_> = postcard::from_bytes(all)?;
+        let mut reports =
+            FxHashMap::with_capacity_and_hasher(shard.entries.len(), Default::default());
+        for (key, report) in shard.entries {
+            let at = report.as_ptr() as usize - base;
+            let bytes = at..at + report.len();
+            reports.insert(
+                key,
+                Slot {
+                    bytes,
+                    taken: false,
+                },
+            );
+        }
+        Ok(LoadedShard {
+            body: Some(body),
+            reports: Mutex::new(reports),
+        })
+    }
+
+    fn bytes(&self, slot: &Slot) -> &[u8] {
+        let body = self
+            .body
+            .as_ref()
+            .expect("a shard with reports has its bytes");
+        &body.bytes()[slot.bytes.clone()]
     }
 }
 
@@ -347,19 +392,19 @@ impl Caches {
     }
 
     /// Shard `i` of the layout on disk (which exists: `bits` is set).
-    fn shard(&self, i: usize) -> &Mutex<LoadedShard> {
+    fn shard(&self, i: usize) -> &LoadedShard {
         let bits = self.bits.expect("a layout to load from");
         self.shards[i].get_or_init(|| {
-            let reports = self
-                .load::<ShardIn>(&Self::shard_name(bits, i))
-                .map(|(s, _)| s.entries.0)
-                .unwrap_or_default();
-            Mutex::new(LoadedShard { reports })
+            let name = Self::shard_name(bits, i);
+            let Some((body, _)) = load_ours(&self.dir, &name, statcache::load_body) else {
+                return LoadedShard::default();
+            };
+            LoadedShard::index(body).unwrap_or_else(|e| {
+                let shown = format!(".lockgraph/{name}");
+                statcache::set_aside(&self.dir, &name, &shown, &format!("unreadable ({e})"));
+                LoadedShard::default()
+            })
         })
-    }
-
-    fn load<T: for<'de> Deserialize<'de>>(&self, name: &str) -> Option<(T, i128)> {
-        load_file(&self.dir, name)
     }
 
     /// For each of `files` (sorted by path, with the stats the walk took), its content hash
@@ -410,14 +455,11 @@ impl Caches {
         let Some(bits) = self.bits else {
             return false;
         };
-        let shard = self
-            .shard(shard_of(key, bits))
-            .lock()
-            .expect("no holder panics");
-        shard
-            .reports
+        let shard = self.shard(shard_of(key, bits));
+        let reports = shard.reports.lock().expect("no holder panics");
+        reports
             .get(&HashBytes(*key))
-            .is_some_and(|slot| slot.0.is_some())
+            .is_some_and(|slot| !slot.taken)
     }
 
     /// A report the remote cache served for `key`: taken by the pass like a cached one,
@@ -428,7 +470,7 @@ impl Caches {
         self.offered
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(HashBytes(key), ReportSlot(Some(report)));
+            .insert(HashBytes(key), Some(report));
     }
 
     /// Moves a cached report out of the cache (the run owns it from here; safe from any
@@ -437,20 +479,31 @@ impl Caches {
         if self.any_offered {
             let mut offered = self.offered.lock().expect("no holder panics");
             if let Some(slot) = offered.get_mut(&HashBytes(*key)) {
-                return slot.0.take().map_or(Taken::ByIdenticalFile, Taken::Report);
+                return slot.take().map_or(Taken::ByIdenticalFile, Taken::Report);
             }
         }
         let Some(bits) = self.bits else {
             return Taken::Missing;
         };
-        let mut shard = self
-            .shard(shard_of(key, bits))
-            .lock()
-            .expect("no holder panics");
-        match shard.reports.get_mut(&HashBytes(*key)) {
-            Some(slot) => slot.0.take().map_or(Taken::ByIdenticalFile, Taken::Report),
-            None => Taken::Missing,
-        }
+        let shard = self.shard(shard_of(key, bits));
+        let bytes = {
+            let mut reports = shard.reports.lock().expect("no holder panics");
+            match reports.get_mut(&HashBytes(*key)) {
+                Some(slot) if slot.taken => return Taken::ByIdenticalFile,
+                Some(slot) => {
+                    slot.taken = true;
+                    slot.bytes.clone()
+                }
+                None => return Taken::Missing,
+            }
+        };
+        // Decoded outside the lock; a report that does not decode (the file's checksum
+        // held, so never in practice) is computed again, and the new one replaces it.
+        let body = shard
+            .body
+            .as_ref()
+            .expect("a shard with reports has its bytes");
+        postcard::from_bytes(&body.bytes()[bytes]).map_or(Taken::Missing, Taken::Report)
     }
 
     /// Takes the lockfile summary, if it was made from a lockfile with this stat and the
@@ -516,9 +569,10 @@ impl Caches {
 
     /// Writes what changed: the stat index if any file was read, and each findings shard
     /// this run added to. A rewritten shard keeps the reports this run used (`served`
-    /// gives back the ones taken out), and older ones while it stays within twice that
-    /// size, so auditing a subset of the tree does not evict the rest, yet a shard cannot
-    /// grow without bound.
+    /// gives those it computed or the remote cache offered; those it took from the shard
+    /// are copied back as the shard held them), and older ones while it stays within
+    /// twice that size, so auditing a subset of the tree does not evict the rest, yet a
+    /// shard cannot grow without bound.
     /// `summary` is the lockfile summary the run holds (in path order), written if it was
     /// rebuilt.
     pub fn save<'r>(
@@ -580,22 +634,24 @@ impl Caches {
                 if fresh.is_empty() {
                     return;
                 }
-                let shard = this.shard(i).lock().expect("no holder panics");
-                let used = shard.reports.iter().filter(|(_, slot)| slot.0.is_none());
-                let used: Vec<&Key> = used.map(|(k, _)| k).collect();
-                let budget = 2 * (fresh.len() + used.len()) + 16;
-                let mut all: FxHashMap<Key, ReportRef<'_>> = FxHashMap::default();
-                for k in fresh.iter().chain(used) {
+                let shard = this.shard(i);
+                let reports = shard.reports.lock().expect("no holder panics");
+                let used = reports.values().filter(|slot| slot.taken).count();
+                let budget = 2 * (fresh.len() + used) + 16;
+                let mut all: FxHashMap<Key, Encoded<'_>> = FxHashMap::default();
+                for k in &fresh {
                     if let Some(v) = served(&k.0) {
-                        all.entry(*k).or_insert(v);
+                        all.entry(*k).or_insert_with(|| Encoded::of(v));
                     }
                 }
-                for (k, slot) in &shard.reports {
-                    if all.len() >= budget {
-                        break;
-                    }
-                    if let Some(v) = &slot.0 {
-                        all.entry(*k).or_insert_with(|| v.as_ref());
+                // The used ones first, then older ones while the budget lasts.
+                for taken in [true, false] {
+                    for (k, slot) in reports.iter().filter(|(_, slot)| slot.taken == taken) {
+                        if !taken && all.len() >= budget {
+                            break;
+                        }
+                        let kept = || Encoded(std::borrow::Cow::Borrowed(shard.bytes(slot)));
+                        all.entry(*k).or_insert_with(kept);
                     }
                 }
                 let mut entries: Vec<_> = all.into_iter().collect();
@@ -614,27 +670,30 @@ impl Caches {
         bits: u8,
         served: &(impl for<'k> Fn(&'k [u8; 32]) -> Option<ReportRef<'r>> + Sync),
     ) {
-        let mut keys: Vec<Key> = std::mem::take(&mut self.fresh).into_iter().collect();
-        for shard in self.shards.iter().filter_map(OnceLock::get) {
-            let shard = shard.lock().expect("no holder panics");
-            keys.extend(
-                shard
-                    .reports
-                    .iter()
-                    .filter(|(_, slot)| slot.0.is_none())
-                    .map(|(k, _)| *k),
-            );
+        let fresh = std::mem::take(&mut self.fresh);
+        let mut kept: FxHashMap<Key, Encoded<'_>> = FxHashMap::default();
+        for k in fresh {
+            if let Some(report) = served(&k.0) {
+                kept.insert(k, Encoded::of(report));
+            }
         }
-        keys.sort_unstable();
-        keys.dedup();
-        if keys.is_empty() {
+        for shard in self.shards.iter().filter_map(OnceLock::get) {
+            let reports = shard.reports.lock().expect("no holder panics");
+            for (k, slot) in reports.iter().filter(|(_, slot)| slot.taken) {
+                kept.entry(*k)
+                    .or_insert_with(|| Encoded(std::borrow::Cow::Borrowed(shard.bytes(slot))));
+            }
+        }
+        if kept.is_empty() {
             return; // nothing to keep: no layout either
         }
-        let mut by_shard: Vec<Vec<(HashBytes, ReportRef<'r>)>> = vec![Vec::new(); 1 << bits];
-        for k in keys {
-            if let Some(report) = served(&k.0) {
-                by_shard[shard_of(&k.0, bits)].push((k, report));
-            }
+        let mut by_shard: Vec<Vec<(HashBytes, Encoded<'_>)>> = Vec::new();
+        by_shard.resize_with(1 << bits, Vec::new);
+        for (k, report) in kept {
+            by_shard[shard_of(&k.0, bits)].push((k, report));
+        }
+        for entries in &mut by_shard {
+            entries.sort_by_key(|e| e.0);
         }
         let this = &*self;
         by_shard

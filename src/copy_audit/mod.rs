@@ -34,6 +34,7 @@ pub enum Outcome {
 }
 
 pub fn main() -> ExitCode {
+    crate::memory::free_pages_soon();
     crate::output::guard();
     crate::logging::init();
     let cli = Cli::parse();

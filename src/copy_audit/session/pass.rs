@@ -531,8 +531,9 @@ impl Learnt {
         if let Some(mut c) = caches.filter(Caches::needs_save) {
             let _save = crate::logging::phase("save caches");
             c.plan_findings(sides.iter().flatten().count());
-            // A rewritten shard gets the reports this run took out of it back (so
-            // only those shards' files are indexed).
+            // A rewritten shard asks for the reports this run computed or the remote
+            // cache offered (those it took from the shard it copies back itself), so
+            // only those shards' files are indexed.
             let rewritten = c.rewritten_shards();
             let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();
             let mut by_key: FxHashMap<[u8; 32], &Audited> =
