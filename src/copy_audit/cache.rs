@@ -305,12 +305,18 @@ impl LoadedShard {
         })
     }
 
-    fn bytes(&self, slot: &Slot) -> &[u8] {
+    /// A report as this shard holds it, to be written back.
+    fn stored(&self, slot: &Slot) -> Encoded<'_> {
+        Encoded(std::borrow::Cow::Borrowed(self.bytes(slot.bytes.clone())))
+    }
+
+    /// The bytes of a report of this shard (at its slot's place).
+    fn bytes(&self, at: std::ops::Range<usize>) -> &[u8] {
         let body = self
             .body
             .as_ref()
             .expect("a shard with reports has its bytes");
-        &body.bytes()[slot.bytes.clone()]
+        &body.bytes()[at]
     }
 }
 
@@ -499,11 +505,7 @@ impl Caches {
         };
         // Decoded outside the lock; a report that does not decode (the file's checksum
         // held, so never in practice) is computed again, and the new one replaces it.
-        let body = shard
-            .body
-            .as_ref()
-            .expect("a shard with reports has its bytes");
-        postcard::from_bytes(&body.bytes()[bytes]).map_or(Taken::Missing, Taken::Report)
+        postcard::from_bytes(shard.bytes(bytes)).map_or(Taken::Missing, Taken::Report)
     }
 
     /// Takes the lockfile summary, if it was made from a lockfile with this stat and the
@@ -650,8 +652,7 @@ impl Caches {
                         if !taken && all.len() >= budget {
                             break;
                         }
-                        let kept = || Encoded(std::borrow::Cow::Borrowed(shard.bytes(slot)));
-                        all.entry(*k).or_insert_with(kept);
+                        all.entry(*k).or_insert_with(|| shard.stored(slot));
                     }
                 }
                 let mut entries: Vec<_> = all.into_iter().collect();
@@ -680,8 +681,7 @@ impl Caches {
         for shard in self.shards.iter().filter_map(OnceLock::get) {
             let reports = shard.reports.lock().expect("no holder panics");
             for (k, slot) in reports.iter().filter(|(_, slot)| slot.taken) {
-                kept.entry(*k)
-                    .or_insert_with(|| Encoded(std::borrow::Cow::Borrowed(shard.bytes(slot))));
+                kept.entry(*k).or_insert_with(|| shard.stored(slot));
             }
         }
         if kept.is_empty() {
