@@ -28,14 +28,22 @@ impl RecordedHash {
         if !(super::MIN_HASH_HEX_DIGITS..=super::MAX_HASH_HEX_DIGITS).contains(&hex.len()) {
             return None;
         }
+        // Two digits at a time, each by a table; whether any was no digit, once at the end.
         let mut packed = [0u8; 32];
-        for (i, &b) in hex.iter().enumerate() {
-            let value = match b {
-                b'0'..=b'9' => b - b'0',
-                b'a'..=b'f' => b - b'a' + 10,
-                _ => return None,
-            };
-            packed[i / 2] |= if i % 2 == 0 { value << 4 } else { value };
+        let mut not_digits = 0;
+        let pairs = hex.chunks_exact(2);
+        let last = pairs.remainder().first().map(|&b| DIGIT[usize::from(b)]);
+        for (byte, pair) in packed.iter_mut().zip(pairs) {
+            let (high, low) = (DIGIT[usize::from(pair[0])], DIGIT[usize::from(pair[1])]);
+            not_digits |= high | low;
+            *byte = high << 4 | low;
+        }
+        if let Some(high) = last {
+            not_digits |= high;
+            packed[hex.len() / 2] = high << 4;
+        }
+        if not_digits & NOT_A_DIGIT != 0 {
+            return None;
         }
         Some(RecordedHash {
             packed,
@@ -61,6 +69,20 @@ impl RecordedHash {
         (zeros_past && !odd_tail).then_some(RecordedHash { packed, digits })
     }
 }
+
+/// The value of each lowercase hex digit, [`NOT_A_DIGIT`] for any other byte.
+static DIGIT: [u8; 256] = {
+    let mut table = [NOT_A_DIGIT; 256];
+    let mut i = 0;
+    while i < 16 {
+        table[b"0123456789abcdef"[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// A bit no digit's value has.
+const NOT_A_DIGIT: u8 = 0x10;
 
 /// `text` is not `sha256:` and 8 to 64 lowercase hex digits.
 #[derive(Debug, PartialEq, Eq)]
@@ -239,6 +261,25 @@ mod tests {
             prop_assert_eq!(ha == hb, a == b);
             prop_assert_eq!(ha.cmp(&hb), a.cmp(&b));
             prop_assert_eq!(ha == *b.as_str(), a == b);
+        }
+
+        /// A text is a hash exactly when it is `sha256:` and 8 to 64 lowercase hex digits,
+        /// whichever byte is off (every digit's place, odd counts, any other character).
+        #[test]
+        fn a_hash_is_what_its_definition_says(
+            digits in "[0-9a-f]{0,66}",
+            off in proptest::option::of((0usize..66, "[A-Fg:x /@`]")),
+            prefixed in any::<bool>(),
+        ) {
+            let mut digits = digits;
+            if let Some((at, c)) = off.filter(|(at, _)| *at < digits.len()) {
+                digits.replace_range(at..at + 1, &c);
+            }
+            let text = if prefixed { format!("sha256:{digits}") } else { digits.clone() };
+            let is_hash = prefixed
+                && (8..=64).contains(&digits.len())
+                && digits.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+            prop_assert_eq!(RecordedHash::parse(&text).is_some(), is_hash, "{}", text);
         }
 
         /// `is` is comparing the texts, the recorded one and the hash's full one.
