@@ -218,20 +218,40 @@ struct ShardIn<'a> {
     entries: Vec<(HashBytes, &'a [u8])>,
 }
 
-/// A report's postcard bytes: encoded by this run, or as a shard file held them.
-struct Encoded<'a>(std::borrow::Cow<'a, [u8]>);
+/// A report's postcard bytes: encoded by this run ([`encode_fresh`]), or as a shard file
+/// held them.
+#[derive(Clone, Copy)]
+struct Encoded<'a>(&'a [u8]);
 
 impl Serialize for Encoded<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(&self.0)
+        s.serialize_bytes(self.0)
     }
 }
 
-impl<'a> Encoded<'a> {
-    fn of(report: ReportRef<'_>) -> Encoded<'a> {
-        let bytes = postcard::to_allocvec(&report).expect("a report encodes");
-        Encoded(std::borrow::Cow::Owned(bytes))
+/// What a relayout writes into one new shard: the keys of the fresh reports, and the
+/// stored reports taken from the old layout.
+type NewShard<'a> = (Vec<Key>, Vec<(Key, Encoded<'a>)>);
+
+/// The reports `served` gives for `keys`, encoded one after another into one buffer, and
+/// where each lies in it: a cold run encodes every report, and a buffer (and its growth)
+/// per report took twice the time of writing the shards.
+fn encode_fresh<'r>(
+    keys: impl IntoIterator<Item = Key>,
+    served: &impl Fn(&[u8; 32]) -> Option<ReportRef<'r>>,
+) -> (Vec<u8>, Vec<(Key, std::ops::Range<usize>)>) {
+    let mut bytes = Vec::new();
+    let mut at = Vec::new();
+    for key in keys {
+        if let Some(report) = served(&key.0) {
+            let start = bytes.len();
+            // Through `io::Write` for a `Vec`, a field is an append (postcard's `Extend`
+            // flavor pushed byte by byte).
+            postcard::to_io(&report, &mut bytes).expect("a report encodes into memory");
+            at.push((key, start..bytes.len()));
+        }
     }
+    (bytes, at)
 }
 
 pub struct Caches {
@@ -307,7 +327,7 @@ impl LoadedShard {
 
     /// A report as this shard holds it, to be written back.
     fn stored(&self, slot: &Slot) -> Encoded<'_> {
-        Encoded(std::borrow::Cow::Borrowed(self.bytes(slot.bytes.clone())))
+        Encoded(self.bytes(slot.bytes.clone()))
     }
 
     /// The bytes of a report of this shard (at its slot's place).
@@ -640,11 +660,10 @@ impl Caches {
                 let reports = shard.reports.lock().expect("no holder panics");
                 let used = reports.values().filter(|slot| slot.taken).count();
                 let budget = 2 * (fresh.len() + used) + 16;
+                let (encoded, fresh_at) = encode_fresh(fresh, &served);
                 let mut all: FxHashMap<Key, Encoded<'_>> = FxHashMap::default();
-                for k in &fresh {
-                    if let Some(v) = served(&k.0) {
-                        all.entry(*k).or_insert_with(|| Encoded::of(v));
-                    }
+                for (k, at) in fresh_at {
+                    all.entry(k).or_insert(Encoded(&encoded[at]));
                 }
                 // The used ones first, then older ones while the budget lasts.
                 for taken in [true, false] {
@@ -671,36 +690,47 @@ impl Caches {
         bits: u8,
         served: &(impl for<'k> Fn(&'k [u8; 32]) -> Option<ReportRef<'r>> + Sync),
     ) {
-        let fresh = std::mem::take(&mut self.fresh);
-        let mut kept: FxHashMap<Key, Encoded<'_>> = FxHashMap::default();
-        for k in fresh {
-            if let Some(report) = served(&k.0) {
-                kept.insert(k, Encoded::of(report));
-            }
+        // Each new shard: the fresh reports of its keys (encoded on its core) and the
+        // stored ones taken from the old layout.
+        let mut by_shard: Vec<NewShard<'_>> = Vec::new();
+        by_shard.resize_with(1 << bits, Default::default);
+        for k in std::mem::take(&mut self.fresh) {
+            by_shard[shard_of(&k.0, bits)].0.push(k);
         }
         for shard in self.shards.iter().filter_map(OnceLock::get) {
             let reports = shard.reports.lock().expect("no holder panics");
             for (k, slot) in reports.iter().filter(|(_, slot)| slot.taken) {
-                kept.entry(*k).or_insert_with(|| shard.stored(slot));
+                by_shard[shard_of(&k.0, bits)]
+                    .1
+                    .push((*k, shard.stored(slot)));
             }
         }
-        if kept.is_empty() {
+        if by_shard
+            .iter()
+            .all(|(fresh, stored)| fresh.is_empty() && stored.is_empty())
+        {
             return; // nothing to keep: no layout either
-        }
-        let mut by_shard: Vec<Vec<(HashBytes, Encoded<'_>)>> = Vec::new();
-        by_shard.resize_with(1 << bits, Vec::new);
-        for (k, report) in kept {
-            by_shard[shard_of(&k.0, bits)].push((k, report));
-        }
-        for entries in &mut by_shard {
-            entries.sort_by_key(|e| e.0);
         }
         let this = &*self;
         by_shard
             .into_par_iter()
             .enumerate()
-            .filter(|(_, entries)| !entries.is_empty())
-            .for_each(|(i, entries)| this.write(&Self::shard_name(bits, i), &Shard { entries }));
+            .for_each(|(i, (fresh, stored))| {
+                let (encoded, fresh_at) = encode_fresh(fresh, served);
+                let mut all: FxHashMap<Key, Encoded<'_>> = FxHashMap::default();
+                for (k, at) in fresh_at {
+                    all.insert(k, Encoded(&encoded[at]));
+                }
+                for (k, report) in stored {
+                    all.entry(k).or_insert(report);
+                }
+                if all.is_empty() {
+                    return;
+                }
+                let mut entries: Vec<_> = all.into_iter().collect();
+                entries.sort_by_key(|e| e.0);
+                this.write(&Self::shard_name(bits, i), &Shard { entries });
+            });
         self.write(FINDINGS_LAYOUT, &bits);
         let ours = format!("b{bits}-");
         if let Ok(files) = fs::read_dir(self.dir.join(FINDINGS_DIR)) {

@@ -293,7 +293,7 @@ fn prepare(
     }
     out.fixed
         .extend(form.type_functions.iter().map(|name| builtin(name)));
-    // Kept for the run (memoised): not the room that pushing left.
+    // Kept for the run (memoised): at the length it holds, without the room pushing left.
     out.fixed.shrink_to_fit();
     out.deps.shrink_to_fit();
     out
