@@ -94,26 +94,41 @@ pub fn github(a: &Annotation) -> String {
 pub fn print_github<'a>(annotations: impl Iterator<Item = Annotation<'a>>) {
     use std::io::Write;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut annotations = annotations;
-    annotations
-        .try_for_each(|a| writeln!(out, "{}", github(&a)))
+    write_github(&mut out, annotations)
         .and_then(|()| out.flush())
         .unwrap_or_else(|e| crate::output::failed(&e));
+}
+
+/// Writes each annotation as a workflow command, one per line.
+pub fn write_github<'a>(
+    out: &mut impl std::io::Write,
+    mut annotations: impl Iterator<Item = Annotation<'a>>,
+) -> std::io::Result<()> {
+    annotations.try_for_each(|a| writeln!(out, "{}", github(&a)))
 }
 
 /// Prints `tool`'s annotations as GitLab's Code Quality report ([`issue`] of each).
 pub fn print_gitlab(tool: &str, annotations: &[Annotation]) {
     use std::io::Write;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    write_gitlab(&mut out, tool, annotations, 16 * 1024)
+    write_gitlab(&mut out, tool, annotations)
         .and_then(|()| out.flush())
         .unwrap_or_else(|e| crate::output::failed(&e));
+}
+
+/// Writes `tool`'s annotations as GitLab's Code Quality report.
+pub fn write_gitlab(
+    out: &mut impl std::io::Write,
+    tool: &str,
+    annotations: &[Annotation],
+) -> std::io::Result<()> {
+    write_gitlab_in_windows(out, tool, annotations, 16 * 1024)
 }
 
 /// The report, byte for byte what serde writes of the issues as one pretty array (and a
 /// line break), rendered on every core a window of `window_len` at a time and written as
 /// they are: built whole as JSON values, 100k issues held 390 MB.
-fn write_gitlab(
+fn write_gitlab_in_windows(
     out: &mut impl std::io::Write,
     tool: &str,
     annotations: &[Annotation],
@@ -331,7 +346,7 @@ mod tests {
             expected.push('\n');
             for window in [1, 7, 1 << 14] {
                 let mut got = Vec::new();
-                write_gitlab(&mut got, "t", annotations, window).unwrap();
+                write_gitlab_in_windows(&mut got, "t", annotations, window).unwrap();
                 assert_eq!(String::from_utf8(got).unwrap(), expected, "window {window}");
             }
         }

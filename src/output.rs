@@ -56,11 +56,18 @@ pub fn sockets_need_no_sigpipe() {
 pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) {
     use std::io::Write;
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value)
-        .map_err(io::Error::from)
-        .and_then(|()| writeln!(out))
+    write_json(&mut out, value)
         .and_then(|()| out.flush())
         .unwrap_or_else(|e| failed(&e));
+}
+
+/// Writes `value` to `out` as pretty JSON and a line break.
+pub fn write_json<T: serde::Serialize + ?Sized>(
+    out: &mut impl io::Write,
+    value: &T,
+) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    writeln!(out)
 }
 
 /// For writers of standard output: ends the run as [`guard`] promises.

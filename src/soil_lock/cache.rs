@@ -209,13 +209,20 @@ pub fn on_disk(root: &Path) -> bool {
     })
 }
 
+/// `root/.lockgraph` and `root/.lockgraph/soil`; an error when either leads outside the
+/// root.
+pub fn dirs(root: &Path) -> io::Result<(PathBuf, PathBuf)> {
+    let lockgraph = crate::fsutil::cache_dir(root)?;
+    let dir = lockgraph.join(DIR);
+    crate::fsutil::dir_inside_root(root, &dir)?;
+    Ok((lockgraph, dir))
+}
+
 impl SoilCache {
     /// Reads every shard under `root/.lockgraph/soil`, in parallel; an error when that
     /// directory leads outside the root.
     pub fn open(root: &Path) -> std::io::Result<SoilCache> {
-        let lockgraph = crate::fsutil::cache_dir(root)?;
-        let dir = lockgraph.join(DIR);
-        crate::fsutil::dir_inside_root(root, &dir)?;
+        let (lockgraph, dir) = dirs(root)?;
         // What a run killed while saving left (the walk does not enter `.lockgraph/`).
         crate::fsutil::sweep_leftovers(&dir);
         let engine = engine_key();

@@ -4,6 +4,7 @@ mod cache;
 pub mod cli;
 mod remote;
 mod render;
+mod replay;
 mod report;
 pub mod root;
 pub mod server;
@@ -23,6 +24,7 @@ use lockgraph_queries::soil::sidecar::{self, DefKind};
 use lockgraph_queries::soil::soil_hash;
 use root::Root;
 use sidecars::Outcome;
+use std::io::Write;
 use std::process::ExitCode;
 
 pub use crate::Failure;
@@ -65,7 +67,13 @@ fn run(cli: Cli) -> Result<bool, Failure> {
     let remote = cli
         .remote()
         .map_err(|e| Failure::new(format!("--remote-cache {e}")))?;
-    let mut root = Root::open(cli.root.as_deref(), !cli.no_cache, remote)?;
+    let replay = (!cli.no_cache)
+        .then(|| replay::Key::of(&cli.command))
+        .flatten();
+    let mut root = match Root::open(cli.root.as_deref(), !cli.no_cache, remote, replay.as_ref())? {
+        root::Opened::Root(root) => root,
+        root::Opened::Replayed(clean) => return Ok(clean),
+    };
     {
         let _phase = crate::logging::phase("flags and ladders");
         let cache = root.take_cache();
@@ -77,7 +85,19 @@ fn run(cli: Cli) -> Result<bool, Failure> {
         });
     }
     let _phase = crate::logging::phase("command and output");
-    let result = command(&mut root, cli.command);
+    let result = match (replay, root.replay_inputs.take()) {
+        (Some(key), Some(inputs)) => match cache::dirs(&root.dir) {
+            Ok((lockgraph, dir)) => {
+                let engine = cache::engine_key();
+                replay::record(&lockgraph, &dir, &key, &engine, inputs, |out| {
+                    let result = command(&mut root, cli.command, out);
+                    (result, root::warned())
+                })
+            }
+            Err(_) => to_stdout(|out| command(&mut root, cli.command, out)),
+        },
+        _ => to_stdout(|out| command(&mut root, cli.command, out)),
+    };
     drop(_phase);
     root.upload_remote();
     // The process ends next. Dropping the database value by value made a warm `check` on
@@ -87,10 +107,24 @@ fn run(cli: Cli) -> Result<bool, Failure> {
     result
 }
 
-fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
+/// Runs `run` with standard output, buffered, to write to.
+fn to_stdout<T>(run: impl FnOnce(&mut dyn Write) -> T) -> T {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let result = run(&mut out);
+    out.flush().unwrap_or_else(|e| crate::output::failed(&e));
+    result
+}
+
+/// A write to standard output that failed ends the run ([`crate::output::failed`]).
+fn written(result: std::io::Result<()>) {
+    result.unwrap_or_else(|e| crate::output::failed(&e));
+}
+
+/// Runs `command`, writing what it prints to `out`.
+fn command(root: &mut Root, command: Command, out: &mut dyn Write) -> Result<bool, Failure> {
     let root = &mut *root;
     match command {
-        Command::Status { json, defs } => status(root, json, &defs),
+        Command::Status { json, defs } => status(out, root, json, &defs),
         Command::Check {
             require,
             exported,
@@ -117,11 +151,11 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
                 root.unnamed.retain(|rel| shard.holds(rel));
             }
             // A file no report can name is one no check can vouch for.
-            report::print(root, &violations, format, shard);
+            written(report::write(out, root, &violations, format, shard));
             Ok(violations.is_empty() && root.unnamed.is_empty())
         }
         Command::Refresh => refresh(root),
-        Command::Manifest { check } => manifest(root, check),
+        Command::Manifest { check } => manifest(out, root, check),
         Command::Graph { format } => {
             let g = graph::build(&root.db);
             let text = match format {
@@ -129,9 +163,7 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
                 GraphFormat::Mermaid => render::mermaid(root, &g),
                 GraphFormat::Json => render::graph_json(root, &g),
             };
-            let mut out = std::io::stdout().lock();
-            std::io::Write::write_all(&mut out, text.as_bytes())
-                .unwrap_or_else(|e| crate::output::failed(&e));
+            written(out.write_all(text.as_bytes()));
             Ok(true)
         }
         Command::Impact {
@@ -151,7 +183,7 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
                 ChangeArg::Soil => Change::Soil,
             };
             let reached = graph::impact(&g, &target, change);
-            render::impact(&target, &reached, json);
+            written(render::impact(out, &target, &reached, json));
             Ok(true)
         }
         Command::Watch
@@ -166,7 +198,7 @@ fn command(root: &mut Root, command: Command) -> Result<bool, Failure> {
             let d = root.find(&def)?;
             // "Nothing is stale" about a sidecar that cannot be read would be a lie.
             unreadable_inputs(root, &[d])?;
-            render::why(root, d, json);
+            written(render::why(out, root, d, json));
             Ok(true)
         }
     }
@@ -250,7 +282,12 @@ fn unreadable_inputs(root: &Root, defs: &[Definition]) -> Result<(), Failure> {
     }
 }
 
-fn status(root: &Root, json: bool, wanted: &[String]) -> Result<bool, Failure> {
+fn status(
+    out: &mut dyn Write,
+    root: &Root,
+    json: bool,
+    wanted: &[String],
+) -> Result<bool, Failure> {
     let defs: Vec<Definition> = if wanted.is_empty() {
         root.defs.clone()
     } else {
@@ -259,7 +296,7 @@ fn status(root: &Root, json: bool, wanted: &[String]) -> Result<bool, Failure> {
             .map(|w| root.find(w))
             .collect::<Result<_, _>>()?
     };
-    render::status(root, &defs, json);
+    written(render::status(out, root, &defs, json));
     // Asked about some definitions, only theirs decide the exit code: a broken file
     // elsewhere is not their problem.
     unreadable_inputs(root, &defs)?;
@@ -300,7 +337,7 @@ fn refresh(root: &Root) -> Result<bool, Failure> {
     }
 }
 
-fn manifest(root: &Root, check: bool) -> Result<bool, Failure> {
+fn manifest(out: &mut dyn Write, root: &Root, check: bool) -> Result<bool, Failure> {
     unreadable_inputs(root, &root.defs)?;
     let defs = root
         .defs
@@ -314,10 +351,11 @@ fn manifest(root: &Root, check: bool) -> Result<bool, Failure> {
     if check {
         let current = crate::fsutil::read_regular(&file).unwrap_or_default();
         if current != text.as_bytes() {
-            println!(
+            written(writeln!(
+                out,
                 "{} is out of date; run `soil-lock manifest`",
                 root::MANIFEST
-            );
+            ));
             return Ok(false);
         }
         return Ok(true);

@@ -11,31 +11,29 @@ use lockgraph_queries::soil::status::Ladder;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::{self, Write};
 
 /// `{"defs": [...]}` as serde's pretty printer lays it out, the rows rendered on every
 /// core a window at a time (`output::write_pretty_elements_with`): a large root's rows and
 /// text are never all held at once.
-fn print_status_json(root: &Root, defs: &[Definition]) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+fn status_json(mut out: &mut dyn Write, root: &Root, defs: &[Definition]) -> io::Result<()> {
     write_status_json(
         &mut out,
         defs.iter(),
         STATUS_WINDOW,
         root.db.clone(),
         |db, &&def| def_json(db, def),
-    )?;
-    out.flush()
+    )
 }
 
-/// The document of [`print_status_json`], each row `render` of an item.
+/// The document of [`status_json`], each row `render` of an item.
 fn write_status_json<T: Sync, S: Clone + Send>(
-    out: &mut impl std::io::Write,
+    out: &mut impl Write,
     items: impl Iterator<Item = T>,
     window_len: usize,
     state: S,
     render: impl Fn(&mut S, &T) -> DefJson + Sync,
-) -> std::io::Result<()> {
+) -> io::Result<()> {
     out.write_all(b"{\n  \"defs\": [")?;
     crate::output::write_pretty_elements_with(out, items, 2, window_len, state, render)?;
     out.write_all(b"\n}\n")
@@ -113,10 +111,10 @@ fn def_json(db: &Database, def: Definition) -> DefJson {
     }
 }
 
-pub fn status(root: &Root, defs: &[Definition], json: bool) {
+/// `status`'s table, or its JSON with `json`.
+pub fn status(out: &mut dyn Write, root: &Root, defs: &[Definition], json: bool) -> io::Result<()> {
     if json {
-        print_status_json(root, defs).unwrap_or_else(|e| crate::output::failed(&e));
-        return;
+        return status_json(out, root, defs);
     }
     let rows: Vec<DefJson> = defs.iter().map(|&d| def_json(&root.db, d)).collect();
     let width = rows.iter().map(|r| r.path.len()).max().unwrap_or(0);
@@ -126,7 +124,8 @@ pub fn status(root: &Root, defs: &[Definition], json: bool) {
         } else {
             format!("  [{}]", r.flags.join(", "))
         };
-        println!(
+        writeln!(
+            out,
             "{:<width$}  {:<8}  {:<10}{}{}",
             r.path,
             r.kind.unwrap_or("?"),
@@ -138,11 +137,12 @@ pub fn status(root: &Root, defs: &[Definition], json: bool) {
             },
             if r.accepted { "  accepted" } else { "" },
             flags
-        );
+        )?;
         if let Some(e) = &r.error {
-            println!("{:<width$}  error: {e}", "");
+            writeln!(out, "{:<width$}  error: {e}", "")?;
         }
     }
+    Ok(())
 }
 
 /// The node's status colour: green verified/tested, yellow typed, red error/partial/
@@ -318,7 +318,12 @@ pub fn graph_json(root: &Root, g: &DepGraph) -> String {
     text
 }
 
-pub fn impact(target: &str, reached: &[Reached], json: bool) {
+pub fn impact(
+    out: &mut dyn Write,
+    target: &str,
+    reached: &[Reached],
+    json: bool,
+) -> io::Result<()> {
     if json {
         let rows: Vec<_> = reached
             .iter()
@@ -333,21 +338,27 @@ pub fn impact(target: &str, reached: &[Reached], json: bool) {
         let text =
             serde_json::to_string_pretty(&serde_json::json!({"target": target, "reached": rows}))
                 .expect("serialises");
-        println!("{text}");
-        return;
+        return writeln!(out, "{text}");
     }
     if reached.is_empty() {
-        println!("{target}: the change reaches nothing");
+        writeln!(out, "{target}: the change reaches nothing")?;
     }
     for r in reached {
         match &r.via {
-            Some((a, k, b)) => println!("{}: {}  (via {a} -{}-> {b})", r.def, r.effect, k.as_str()),
-            None => println!("{}: {}", r.def, r.effect),
+            Some((a, k, b)) => writeln!(
+                out,
+                "{}: {}  (via {a} -{}-> {b})",
+                r.def,
+                r.effect,
+                k.as_str()
+            )?,
+            None => writeln!(out, "{}: {}", r.def, r.effect)?,
         }
     }
+    Ok(())
 }
 
-pub fn why(root: &Root, def: Definition, json: bool) {
+pub fn why(out: &mut dyn Write, root: &Root, def: Definition, json: bool) -> io::Result<()> {
     let chains = graph::why(&root.db, def);
     let path = def.path(&root.db);
     if json {
@@ -371,26 +382,26 @@ pub fn why(root: &Root, def: Definition, json: bool) {
             .collect();
         let text = serde_json::to_string_pretty(&serde_json::json!({"def": path, "chains": rows}))
             .expect("serialises");
-        println!("{text}");
-        return;
+        return writeln!(out, "{text}");
     }
     if chains.is_empty() {
-        println!("{path}: no flags; nothing is stale");
+        writeln!(out, "{path}: no flags; nothing is stale")?;
     }
     // A long chain shows its start and its cause, indented at most so deep: the output
     // stays linear in the chain (`--json` has every step).
     const SHOWN: usize = 12;
     for chain in &chains {
         let first = &chain[0];
-        println!("{}: {}", first.reason.flag, first.reason.detail);
+        writeln!(out, "{}: {}", first.reason.flag, first.reason.detail)?;
         for (i, step) in chain.iter().enumerate() {
             if chain.len() > 2 * SHOWN && (SHOWN..chain.len() - SHOWN).contains(&i) {
                 if i == SHOWN {
                     let hidden = chain.len() - 2 * SHOWN;
-                    println!(
+                    writeln!(
+                        out,
                         "  {}… {hidden} more steps (--json lists them)",
                         "  ".repeat(i)
-                    );
+                    )?;
                 }
                 continue;
             }
@@ -399,16 +410,18 @@ pub fn why(root: &Root, def: Definition, json: bool) {
                 (Some(r), None) => format!(" (recorded {}, now none)", short(r)),
                 _ => String::new(),
             };
-            println!(
+            writeln!(
+                out,
                 "  {}{} [{}] {}{}",
                 "  ".repeat(i.min(SHOWN)),
                 step.def,
                 step.reason.flag,
                 step.reason.detail,
                 hashes
-            );
+            )?;
         }
     }
+    Ok(())
 }
 
 fn short(hash: &str) -> &str {

@@ -10,8 +10,14 @@ use lockgraph_queries::soil::check::{CODES, Place, Violation};
 use serde_json::{Value, json};
 use std::io::Write;
 
-/// `violations` and the files no report can name, as `format` asks.
-pub fn print(root: &Root, violations: &[Violation], format: CheckFormat, shard: Option<Shard>) {
+/// Writes `violations` and the files no report can name to `out`, as `format` asks.
+pub fn write(
+    mut out: &mut dyn Write,
+    root: &Root,
+    violations: &[Violation],
+    format: CheckFormat,
+    shard: Option<Shard>,
+) -> std::io::Result<()> {
     let unnamable: Vec<Violation> = root
         .unnamed
         .iter()
@@ -28,30 +34,26 @@ pub fn print(root: &Root, violations: &[Violation], format: CheckFormat, shard: 
         .collect();
     let all: Vec<&Violation> = violations.iter().chain(&unnamable).collect();
     match format {
-        CheckFormat::Human => {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            all.iter()
-                .try_for_each(|v| writeln!(out, "{}: {}: {}", v.def, v.code, v.message))
-                .and_then(|()| out.flush())
-                .unwrap_or_else(|e| crate::output::failed(&e));
-        }
+        CheckFormat::Human => all
+            .iter()
+            .try_for_each(|v| writeln!(out, "{}: {}: {}", v.def, v.code, v.message)),
         CheckFormat::Github => {
             let paths = JobPaths::new(&root.dir);
-            annotations::print_github(all.iter().map(|v| annotation(&paths, v)));
+            annotations::write_github(&mut out, all.iter().map(|v| annotation(&paths, v)))
         }
         CheckFormat::Gitlab => {
             let paths = JobPaths::new(&root.dir);
             let list: Vec<Annotation> = all.iter().map(|v| annotation(&paths, v)).collect();
-            annotations::print_gitlab("soil-lock", &list);
+            annotations::write_gitlab(&mut out, "soil-lock", &list)
         }
         CheckFormat::Json => {
             let mut report = report_json(&all);
             if let Some(shard) = shard {
                 report["shard"] = shard.to_string().into();
             }
-            crate::output::print_json(&report);
+            crate::output::write_json(&mut out, &report)
         }
-        CheckFormat::Sarif => crate::output::print_json(&sarif(root, &all)),
+        CheckFormat::Sarif => crate::output::write_json(&mut out, &sarif(root, &all)),
     }
 }
 

@@ -5,6 +5,7 @@
 use super::Failure;
 use super::cache::{self, Cached, Files, Seen, SoilCache, Taken};
 use super::remote::{self, Plan};
+use super::replay::{self, ExternalSeen, Fingerprint, Told};
 use super::walk;
 use crate::fsutil::read_regular;
 use crate::remote::Remote;
@@ -22,10 +23,25 @@ use salsa::Setter;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 /// The derived manifest's file name; never a definition's sidecar.
 pub const MANIFEST: &str = "soil.lock";
+
+/// Whether a warning was given past the walk: such a run's output is not kept for replay,
+/// which would not repeat the warning.
+static WARNED: AtomicBool = AtomicBool::new(false);
+
+/// Prints `warning: {text}` (a file taken as absent, an oracle's file not read).
+fn warn(text: impl std::fmt::Display) {
+    WARNED.store(true, Relaxed);
+    eprintln!("warning: {text}");
+}
+
+/// Whether this run has warned of anything past the walk.
+pub fn warned() -> bool {
+    WARNED.load(Relaxed)
+}
 
 /// The Soil language version new sidecars record (trellis writes this one).
 const SOIL_LANGUAGE_VERSION: &str = "0.1";
@@ -112,6 +128,17 @@ pub struct Root {
     /// The files the oracles read (reference files, CLI executables) as last hashed, each
     /// as named and as resolved: beside the definitions' own files, what a watch follows.
     pub oracle_files: BTreeSet<PathBuf>,
+    /// What this run's output is computed from, when it is opened for a command whose
+    /// output is kept for replay (and through the cache, whose stats it is told by).
+    pub replay_inputs: Option<replay::Inputs>,
+}
+
+/// What opening the root came to.
+pub enum Opened {
+    Root(Box<Root>),
+    /// Every input was as a kept run found it: its output was printed again, and this is
+    /// its exit (`true`: clean).
+    Replayed(bool),
 }
 
 /// The nearest directory with `soil.toml`, walking up from `start`.
@@ -124,20 +151,26 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
 
 impl Root {
     /// Opens the root; with `use_cache`, through the cache in `.lockgraph/soil/`, and with
-    /// `remote`, what the files read from disk derive is looked up there too.
+    /// `remote`, what the files read from disk derive is looked up there too. With
+    /// `replay` (and the cache), the output kept for that command line is printed instead
+    /// if every input is as the run that printed it found them ([`replay`]).
     pub fn open(
         root: Option<&Path>,
         use_cache: bool,
         remote: Option<Remote>,
-    ) -> Result<Root, Failure> {
-        Root::open_in(root, Database::default(), use_cache, remote, true)
+        replay: Option<&replay::Key>,
+    ) -> Result<Opened, Failure> {
+        Root::open_in(root, Database::default(), use_cache, remote, true, replay)
     }
 
     /// Opens the root for a session (watch, language server) into `db` (a database with an
     /// execution log, in watch tests), reading every file and keeping its bytes: a session
     /// compares each event's bytes with the ones it holds.
     pub fn open_with(root: Option<&Path>, db: Database) -> Result<Root, Failure> {
-        Root::open_in(root, db, false, None, false)
+        match Root::open_in(root, db, false, None, false, None)? {
+            Opened::Root(root) => Ok(*root),
+            Opened::Replayed(_) => unreachable!("nothing is replayed without a key"),
+        }
     }
 
     /// `one_shot`: the run ends after one command, so a file read from disk goes in as
@@ -149,7 +182,8 @@ impl Root {
         use_cache: bool,
         remote: Option<Remote>,
         one_shot: bool,
-    ) -> Result<Root, Failure> {
+        replay: Option<&replay::Key>,
+    ) -> Result<Opened, Failure> {
         let dir = match root {
             Some(r) => r.to_path_buf(),
             None => {
@@ -179,16 +213,48 @@ impl Root {
                 .unwrap_or_default();
             Failure::new(format!("{}{at}: {}", toml_path.display(), e.message()))
         })?;
+        let replay = replay.filter(|_| use_cache);
+        let stats = use_cache && cache::on_disk(&dir);
         // Decoding the cache and listing the root are independent; overlapped, one fills
-        // the gaps the other's system calls leave.
+        // the gaps the other's system calls leave. Where a replay is kept, the cache is
+        // decoded only if the replay does not match.
         let phase = crate::logging::phase("open the cache, walk and stat");
-        let (cache, listed) = rayon::join(
-            || use_cache.then(|| SoilCache::open(&dir)).transpose(),
-            || list(&dir, use_cache && cache::on_disk(&dir)),
+        let ((kept, cache), listed) = rayon::join(
+            || {
+                let kept = replay.filter(|_| stats).and_then(|key| {
+                    let (_, soil) = cache::dirs(&dir).ok()?;
+                    replay::load(&soil, key, &cache::engine_key())
+                });
+                let cache = (use_cache && kept.is_none()).then(|| SoilCache::open(&dir));
+                (kept, cache)
+            },
+            || list(&dir, stats),
         );
-        let mut cache = cache.map_err(|e| Failure::new(e.to_string()))?;
         let walked = listed?;
         drop(phase);
+        let private: Vec<(String, Option<Vec<u8>>)> = walked
+            .private_modules
+            .par_iter()
+            .map(|module| (module.clone(), read_private(&dir, module)))
+            .collect();
+        if let (Some(key), Some(kept)) = (replay, kept) {
+            let _phase = crate::logging::phase("match the replay");
+            let now = walked_inputs(key, &dir, &text, &walked, &private, kept.externals());
+            if now.is_some_and(|now| kept.matches(&now)) && !warned() {
+                crate::logging::count("replayed", || 1);
+                let (output, clean) = kept.output();
+                let mut out = std::io::stdout().lock();
+                std::io::Write::write_all(&mut out, output)
+                    .and_then(|()| std::io::Write::flush(&mut out))
+                    .unwrap_or_else(|e| crate::output::failed(&e));
+                return Ok(Opened::Replayed(clean));
+            }
+        }
+        let cache = match cache {
+            Some(cache) => Some(cache),
+            None => use_cache.then(|| SoilCache::open(&dir)),
+        };
+        let mut cache = cache.transpose().map_err(|e| Failure::new(e.to_string()))?;
         crate::testhook::pause("soil-read");
         let phase = crate::logging::phase("take in the definitions");
         let TakenIn { defs, seen, plan } = take_in_definitions(
@@ -200,13 +266,12 @@ impl Root {
             one_shot,
         )?;
         let remote = remote.zip(plan);
-        let private_files = walked
-            .private_modules
-            .into_par_iter()
-            .filter_map(|module| read_private(&dir, &module).map(|b| (module, b)))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .map(|(module, bytes)| PrivateFile::new(&db, module, bytes))
+        let private_files = private
+            .iter()
+            .filter_map(|(module, bytes)| {
+                let bytes = bytes.clone()?;
+                Some(PrivateFile::new(&db, module.clone(), bytes))
+            })
             .collect();
         // Oracles are found in the sidecars: read them on every core now rather than one by
         // one when the externals are collected.
@@ -227,10 +292,16 @@ impl Root {
             remote,
             unnamed: walked.unnamed,
             oracle_files: BTreeSet::new(),
+            replay_inputs: None,
         };
-        let _phase = crate::logging::phase("hash the externals");
-        root.hash_externals();
-        Ok(root)
+        let phase = crate::logging::phase("hash the externals");
+        let externals = root.hash_externals();
+        drop(phase);
+        if let (Some(key), Some((_, seen))) = (replay, &root.cache) {
+            root.replay_inputs = run_inputs(key, &root, &text, seen, &private, &externals)
+                .map(|told| replay::Inputs { told, externals });
+        }
+        Ok(Opened::Root(Box::new(root)))
     }
 
     /// The cache and what this run saw of each definition's files, for the caller to save
@@ -249,8 +320,8 @@ impl Root {
     }
 
     /// Hashes every reference file and CLI executable an oracle names, and sets them when
-    /// they changed.
-    pub fn hash_externals(&mut self) {
+    /// they changed; what each oracle's key led to, by key (for the replay's inputs).
+    pub fn hash_externals(&mut self) -> Vec<ExternalSeen> {
         let mut keys = BTreeSet::new();
         for &def in &self.defs {
             if let Some(s) = engine::sidecar_of(&self.db, def) {
@@ -258,44 +329,57 @@ impl Root {
             }
         }
         let cache = self.cache.as_ref().map(|(c, _)| c);
-        /// One oracle key: the file it names (if it may be read), its hash, its stat.
-        type Hashed = (Option<PathBuf>, Option<ContentHash>, Option<External>);
+        /// One oracle key: where it leads (or why not there), that file's stat, its hash,
+        /// and whether the cache vouched for the hash.
+        type Hashed = (
+            Result<Option<PathBuf>, String>,
+            Option<Stat>,
+            Option<ContentHash>,
+            bool,
+        );
         let hashed: Vec<(String, Hashed)> = keys
             .into_par_iter()
             .map(|key| {
-                let file = match key.strip_prefix("cli:") {
-                    Some(command) => executable(&self.dir, command),
-                    None => inside(&self.dir, &key),
+                let file = locate(&self.dir, &key);
+                let (stat, hash, known) = match (&file, cache) {
+                    (Err(_) | Ok(None), _) => (None, None, false),
+                    (Ok(Some(f)), None) => {
+                        (None, read_external(f).map(|b| oracle_digest(&b)), false)
+                    }
+                    (Ok(Some(f)), Some(cache)) => hash_through(cache, f),
                 };
-                let (hash, seen) = match (&file, cache) {
-                    (None, _) => (None, None),
-                    (Some(f), None) => (read_external(f).map(|b| oracle_digest(&b)), None),
-                    (Some(f), Some(cache)) => hash_through(cache, f),
-                };
-                (key, (file, hash, seen))
+                (key, (file, stat, hash, known))
             })
             .collect();
         self.oracle_files.clear();
-        let mut seen = Vec::new();
+        let mut kept = Vec::new();
         let mut all_known = true;
         let mut hashes = BTreeMap::new();
-        for (key, (file, hash, external)) in hashed {
-            if let Some(f) = file {
-                self.oracle_files.extend(crate::fsutil::resolve(&f).ok());
-                self.oracle_files.insert(f);
+        let mut seen = Vec::with_capacity(hashed.len());
+        for (key, (file, stat, hash, known)) in hashed {
+            let file = file.unwrap_or_else(|why| {
+                warn(why);
+                None
+            });
+            if let Some(f) = &file {
+                self.oracle_files.extend(crate::fsutil::resolve(f).ok());
+                self.oracle_files.insert(f.clone());
             }
-            hashes.insert(key, hash.map(|h| h.to_string()));
-            if let Some(e) = external {
-                all_known &= e.known;
-                seen.push((e.path, e.stat, e.hash));
+            hashes.insert(key.clone(), hash.map(|h| h.to_string()));
+            let file = file.map(|f| f.to_string_lossy().into_owned());
+            if let (Some(path), Some(stat), Some(hash)) = (&file, stat, hash) {
+                all_known &= known;
+                kept.push((path.clone(), stat, hash));
             }
+            seen.push(ExternalSeen { key, file, stat });
         }
         if let Some((cache, _)) = &mut self.cache {
-            cache.set_externals(seen, all_known);
+            cache.set_externals(kept, all_known);
         }
         Project::get(&self.db)
             .set_externals(&mut self.db)
             .to(hashes);
+        seen
     }
 
     /// What `name` names: a root-relative path (`csvstats/median`, with or without
@@ -350,35 +434,20 @@ impl Root {
     }
 }
 
-/// An external file as hashed through the cache.
-struct External {
-    path: String,
-    stat: Stat,
-    hash: ContentHash,
-    /// The cache vouched for it: it was not read.
-    known: bool,
-}
-
-/// Hashes `file` unless the cache vouches for it (stat taken before reading).
-fn hash_through(cache: &SoilCache, file: &Path) -> (Option<ContentHash>, Option<External>) {
+/// The stat of `file` (taken before reading) and its hash, read unless the cache vouches
+/// for it; and whether the cache did.
+fn hash_through(cache: &SoilCache, file: &Path) -> (Option<Stat>, Option<ContentHash>, bool) {
     let Ok(stat) = fs::metadata(file).map(|m| Stat::of(&m)) else {
-        return (None, None);
+        return (None, None, false);
     };
-    let path = file.to_string_lossy().into_owned();
-    let (hash, known) = match cache.known_external(&path, &stat) {
-        Some(h) => (h, true),
-        None => match read_external(file) {
-            Some(bytes) => (oracle_digest(&bytes), false),
-            None => return (None, None),
-        },
-    };
-    let external = External {
-        path,
-        stat,
-        hash,
-        known,
-    };
-    (Some(hash), Some(external))
+    match cache.known_external(&file.to_string_lossy(), &stat) {
+        Some(hash) => (Some(stat), Some(hash), true),
+        None => (
+            Some(stat),
+            read_external(file).map(|b| oracle_digest(&b)),
+            false,
+        ),
+    }
 }
 
 /// An oracle's file, `None` when it cannot be read (then its users are `stale-oracle`); a
@@ -388,43 +457,58 @@ fn read_external(file: &Path) -> Option<Vec<u8>> {
         Ok(bytes) => Some(bytes),
         Err(e) => {
             if e.kind() == std::io::ErrorKind::InvalidInput {
-                eprintln!("warning: {}: {e}", file.display());
+                warn(format!("{}: {e}", file.display()));
             }
             None
         }
     }
 }
 
+/// Where an oracle's key leads: a reference file under the root, or the executable a CLI
+/// oracle runs (`None` when there is none on `PATH`). `Err` says why the file it names is
+/// not read — the warning to give.
+fn locate(root: &Path, key: &str) -> Result<Option<PathBuf>, String> {
+    match key.strip_prefix("cli:") {
+        Some(command) => executable(root, command),
+        None => inside(root, key).map(Some),
+    }
+}
+
 /// `rel` under the root, unless it leads outside it, by its words or through a symlink
-/// (then it is not read, and said so: a sidecar must not make soil-lock read
+/// (then it is not read, and the error says so: a sidecar must not make soil-lock read
 /// `/etc/passwd`, and an identical file outside must not clear `stale-oracle`).
-fn inside(root: &Path, rel: &str) -> Option<PathBuf> {
+fn inside(root: &Path, rel: &str) -> Result<PathBuf, String> {
     if !lockgraph_queries::relpath::stays_inside(rel) {
-        eprintln!("warning: {rel}: outside the root; an oracle's file is not read there");
-        return None;
+        return Err(format!(
+            "{rel}: outside the root; an oracle's file is not read there"
+        ));
     }
     let path = root.join(rel);
     // `root` is canonical (see `Root::open_in`). A path that cannot be resolved (unreadable,
     // a loop) is the read's to report.
     if crate::fsutil::resolve(&path).is_ok_and(|to| !to.starts_with(root)) {
-        eprintln!(
-            "warning: {rel}: a symlink leads outside the root; an oracle's file is not read there"
-        );
-        return None;
+        return Err(format!(
+            "{rel}: a symlink leads outside the root; an oracle's file is not read there"
+        ));
     }
-    Some(path)
+    Ok(path)
 }
 
 /// The executable a CLI oracle runs: its first word, relative to the root if it has a
 /// slash, else looked up on `PATH`.
-fn executable(root: &Path, command: &str) -> Option<PathBuf> {
-    let program = command.split_whitespace().next()?;
+fn executable(root: &Path, command: &str) -> Result<Option<PathBuf>, String> {
+    let Some(program) = command.split_whitespace().next() else {
+        return Ok(None);
+    };
     if program.contains('/') {
-        return inside(root, program);
+        return inside(root, program).map(Some);
     }
-    std::env::split_paths(&std::env::var_os("PATH")?)
+    let Some(path) = std::env::var_os("PATH") else {
+        return Ok(None);
+    };
+    Ok(std::env::split_paths(&path)
         .map(|dir| dir.join(program))
-        .find(|p| p.is_file())
+        .find(|p| p.is_file()))
 }
 
 /// Every definition under the root, read from disk: the union of `.tr` and `.lock` stems
@@ -535,6 +619,81 @@ struct TakenIn {
     plan: Option<Plan>,
 }
 
+/// The inputs of a run as the walk finds them, for matching a replay: every file by the
+/// walk's stat, and each oracle's key of the kept run looked up again (`None` when a
+/// stat is missing, or a key now leads somewhere that would be warned of).
+fn walked_inputs(
+    key: &replay::Key,
+    dir: &Path,
+    soil_toml: &str,
+    walked: &walk::Walked,
+    private: &[(String, Option<Vec<u8>>)],
+    externals: &[ExternalSeen],
+) -> Option<Told> {
+    let mut f = Fingerprint::new(key, dir, soil_toml);
+    for listed in &walked.definitions {
+        let mut stat = |file: walk::File| match file {
+            walk::File::Absent => None,
+            walk::File::Present(stat) => {
+                if stat.is_none() {
+                    f.unknown();
+                }
+                stat
+            }
+        };
+        let files = [stat(listed.tr), stat(listed.lock), stat(listed.soil)];
+        f.definition(&listed.stem, files);
+    }
+    for (module, bytes) in private {
+        f.private(module, bytes.as_deref());
+    }
+    f.unnamed(&walked.unnamed);
+    let now: Vec<ExternalSeen> = externals
+        .par_iter()
+        .map(|e| {
+            let file = locate(dir, &e.key).ok()?;
+            let stat = file
+                .as_deref()
+                .and_then(|f| fs::metadata(f).ok())
+                .map(|m| Stat::of(&m));
+            let file = file.map(|f| f.to_string_lossy().into_owned());
+            Some(ExternalSeen {
+                key: e.key.clone(),
+                file,
+                stat,
+            })
+        })
+        .collect::<Option<_>>()?;
+    f.externals(&now);
+    f.finish()
+}
+
+/// The inputs of this run as it took them in: every file by the stat it was seen with
+/// (taken before it was read), and each oracle's key as it was looked up.
+fn run_inputs(
+    key: &replay::Key,
+    root: &Root,
+    soil_toml: &str,
+    seen: &[[Seen; 3]],
+    private: &[(String, Option<Vec<u8>>)],
+    externals: &[ExternalSeen],
+) -> Option<Told> {
+    let mut f = Fingerprint::new(key, &root.dir, soil_toml);
+    let stat = |seen: &Seen| match seen {
+        Seen::Known(stat) | Seen::Read { stat, .. } => Some(*stat),
+        Seen::Absent | Seen::Gone => None,
+    };
+    for (&def, seen) in root.defs.iter().zip(seen) {
+        f.definition(def.path(&root.db), seen.each_ref().map(stat));
+    }
+    for (module, bytes) in private {
+        f.private(module, bytes.as_deref());
+    }
+    f.unnamed(&root.unnamed);
+    f.externals(externals);
+    f.finish()
+}
+
 /// The bytes of `path`, `None` if it is gone; one that cannot be read is absent too, with
 /// a warning naming it (a helper file deleted or replaced mid-run never ends it).
 fn read_if_present(path: &Path) -> Option<Vec<u8>> {
@@ -543,7 +702,7 @@ fn read_if_present(path: &Path) -> Option<Vec<u8>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
             let why = crate::fsutil::why_unread(&e);
-            eprintln!("warning: {}: {why}; taken as absent", path.display());
+            warn(format!("{}: {why}; taken as absent", path.display()));
             None
         }
     }
@@ -582,11 +741,11 @@ fn take<T>(
     taken.unwrap_or_else(|e| match unread(crate::fsutil::why_unread(&e)) {
         Some(value) => (Taken::Known(value), Seen::Absent),
         None => {
-            eprintln!(
-                "warning: {}: {}; taken as absent",
+            warn(format!(
+                "{}: {}; taken as absent",
                 path.display(),
                 crate::fsutil::why_unread(&e)
-            );
+            ));
             (Taken::Absent, Seen::Absent)
         }
     })

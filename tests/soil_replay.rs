@@ -1,0 +1,404 @@
+//! soil-lock's replays (`src/soil_lock/replay.rs`): a `status` or `check` run whose every
+//! input is as an earlier run of the same command line found them prints that run's bytes
+//! and exits as it did, without computing; any change to an input, or anything the run
+//! warned about, computes again; and every replayed output is the one `--no-cache` prints.
+
+mod common;
+
+use common::Tree;
+use std::fs;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+/// Exit code, stdout, stderr, and whether the output was a replay.
+type Run = (Option<i32>, String, String, bool);
+
+fn run(tree: &Tree, args: &[&str]) -> Run {
+    let out = tree
+        .soil_lock()
+        .args(args)
+        .env("LOCKGRAPH_LOG", "info")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let replayed = said_replayed(&stderr);
+    // What a user sees: without the timing lines.
+    let said: String = stderr
+        .lines()
+        .filter(|l| !l.starts_with("timing:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        said,
+        replayed,
+    )
+}
+
+/// Whether `LOCKGRAPH_LOG=info` said the output was replayed.
+fn said_replayed(stderr: &str) -> bool {
+    stderr
+        .lines()
+        .any(|l| l.split_whitespace().eq(["timing:", "replayed", "1"]))
+}
+
+/// What `--no-cache` prints: code, stdout, stderr.
+fn computed(tree: &Tree, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut with = vec!["--no-cache"];
+    with.extend_from_slice(args);
+    let (code, out, err, replayed) = run(tree, &with);
+    assert!(!replayed, "--no-cache never replays");
+    (code, out, err)
+}
+
+fn replays(tree: &Tree) -> Vec<PathBuf> {
+    tree.cache_files(".lockgraph/soil")
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("replay-")
+        })
+        .collect()
+}
+
+/// A copy of the soil fixture whose files are an hour old (none racy against the replays
+/// written next), with something to report: a stale callee.
+fn tree_with_findings() -> Tree {
+    let tree = Tree::copy_of("soil");
+    let lock = tree.read("csvstats/sum.lock");
+    let at = lock.find("\"soil_hash\": \"sha256:").unwrap() + "\"soil_hash\": \"sha256:".len();
+    let mut edited = lock.clone();
+    edited.replace_range(at..at + 4, "beef");
+    tree.write("csvstats/sum.lock", &edited);
+    age(&tree);
+    tree
+}
+
+/// Sets every file of the tree an hour back, past the racy rule of what is written next.
+fn age(tree: &Tree) {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if !path.ends_with(".lockgraph") {
+                    walk(&path, out);
+                }
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(tree.dir.path(), &mut files);
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    for f in files {
+        let rel = f.strip_prefix(tree.dir.path()).unwrap().to_string_lossy();
+        tree.set_mtime(&rel, old);
+    }
+    tree.wait_past_its_timestamps();
+}
+
+/// `--require verified` leaves violations to report (exit 1).
+const REPLAYED: &[&[&str]] = &[
+    &["status", "--json"],
+    &["status"],
+    &["status", "csvstats/sum", "text/words"],
+    &["check"],
+    &["check", "--require", "verified"],
+    &["check", "--require", "tested", "--tag", "stats"],
+    &["check", "--require", "verified", "--format", "json"],
+    &["check", "--require", "verified", "--format", "github"],
+    &["check", "--require", "verified", "--format", "gitlab"],
+    &["check", "--require", "verified", "--format", "sarif"],
+    &[
+        "check",
+        "--require",
+        "verified",
+        "--shard",
+        "1/2",
+        "--format",
+        "json",
+    ],
+];
+
+#[test]
+fn a_second_run_of_a_command_line_replays_the_same_bytes_and_exit() {
+    let tree = tree_with_findings();
+    for args in REPLAYED {
+        let expected = computed(&tree, args);
+        let first = run(&tree, args);
+        assert!(!first.3, "{args:?}: nothing to replay yet");
+        let second = run(&tree, args);
+        assert!(second.3, "{args:?}: replayed");
+        for got in [&first, &second] {
+            assert_eq!(
+                (got.0, &got.1, &got.2),
+                (expected.0, &expected.1, &expected.2)
+            );
+        }
+    }
+    // A replay exits 1 as the run it repeats did.
+    let failing = run(&tree, &["check", "--require", "verified"]);
+    assert_eq!((failing.0, failing.3), (Some(1), true));
+    assert!(replays(&tree).len() <= 8, "{:?}", replays(&tree));
+}
+
+#[test]
+fn other_commands_are_never_replayed_and_refresh_is_seen() {
+    let tree = tree_with_findings();
+    for args in [
+        &["graph"][..],
+        &["why", "csvstats/median"],
+        &["manifest", "--check"],
+    ] {
+        run(&tree, args);
+        let again = run(&tree, args);
+        assert!(!again.3, "{args:?}");
+    }
+    assert!(replays(&tree).is_empty());
+    // A command that writes sidecars changes the inputs of the next status.
+    run(&tree, &["status"]);
+    fs::remove_file(tree.path("text/trim.lock")).unwrap();
+    run(&tree, &["refresh"]);
+    let after = run(&tree, &["status"]);
+    assert!(!after.3);
+    assert_eq!((after.0, after.1), {
+        let c = computed(&tree, &["status"]);
+        (c.0, c.1)
+    });
+}
+
+/// Each change to an input: the run after it computes, and prints what `--no-cache` does.
+#[test]
+fn any_change_to_an_input_computes_again() {
+    type Change = fn(&Tree);
+    let changes: &[(&str, Change)] = &[
+        ("a spec edited", |t| {
+            t.write(
+                "csvstats/sum.tr",
+                &t.read("csvstats/sum.tr")
+                    .replace("Adds the floats", "Adds up the floats"),
+            );
+        }),
+        ("a sidecar edited", |t| {
+            t.write(
+                "csvstats/sum.lock",
+                &t.read("csvstats/sum.lock")
+                    .replace("\"accepted\": true", "\"accepted\": false"),
+            );
+        }),
+        ("a .soil edited", |t| {
+            t.write(
+                "csvstats/sum.soil",
+                &format!("{}\n", t.read("csvstats/sum.soil")),
+            );
+        }),
+        ("a module's _private.soil edited", |t| {
+            t.write(
+                "csvstats/_private.soil",
+                &format!("{}\n", t.read("csvstats/_private.soil")),
+            );
+        }),
+        ("soil.toml edited", |t| {
+            t.write("soil.toml", &format!("{}\n", t.read("soil.toml")));
+        }),
+        ("a definition added", |t| {
+            t.write(
+                "text/upper.tr",
+                &t.read("text/words.tr").replace("words", "upper"),
+            );
+        }),
+        ("a definition deleted", |t| {
+            fs::remove_file(t.path("text/trim.tr")).unwrap();
+            fs::remove_file(t.path("text/trim.lock")).unwrap();
+        }),
+        ("a .soil deleted", |t| {
+            fs::remove_file(t.path("csvstats/sum.soil")).unwrap();
+        }),
+        ("an oracle's reference file edited", |t| {
+            t.write(
+                "ref/stats.py",
+                &format!("{}\n# edited\n", t.read("ref/stats.py")),
+            );
+        }),
+        ("an oracle's reference file deleted", |t| {
+            fs::remove_file(t.path("ref/stats.py")).unwrap();
+        }),
+        (
+            "a spec edited in place to the same size, mtime set back",
+            |t| {
+                let rel = "csvstats/sum.tr";
+                let meta = fs::metadata(t.path(rel)).unwrap();
+                let text = t.read(rel).replacen("floats", "FLOATS", 1);
+                fs::write(t.path(rel), text).unwrap();
+                t.set_mtime(rel, meta.modified().unwrap());
+            },
+        ),
+    ];
+    for (what, change) in changes {
+        let tree = tree_with_findings();
+        for args in [&["status", "--json"][..], &["check", "--format", "json"]] {
+            run(&tree, args);
+            assert!(
+                run(&tree, args).3,
+                "{what}: {args:?} replayed before the change"
+            );
+        }
+        change(&tree);
+        for args in [&["status", "--json"][..], &["check", "--format", "json"]] {
+            let after = run(&tree, args);
+            assert!(!after.3, "{what}: {args:?} was replayed");
+            let expected = computed(&tree, args);
+            assert_eq!((after.0, after.1, after.2), expected, "{what}: {args:?}");
+        }
+    }
+}
+
+#[test]
+fn a_run_that_warned_is_not_kept_so_the_warning_is_given_again() {
+    let tree = tree_with_findings();
+    // An oracle naming a file outside the root is not read, with a warning.
+    let lock = tree.read("csvstats/median.lock");
+    assert!(lock.contains("ref/stats.py"), "{lock}");
+    tree.write(
+        "csvstats/median.lock",
+        &lock.replace("ref/stats.py", "../outside.py"),
+    );
+    age(&tree);
+    for _ in 0..2 {
+        let (_, _, err, replayed) = run(&tree, &["status"]);
+        assert!(!replayed);
+        assert!(err.contains("outside the root"), "{err}");
+    }
+    assert!(replays(&tree).is_empty(), "{:?}", replays(&tree));
+}
+
+#[test]
+fn an_error_is_given_again_not_replayed() {
+    let tree = tree_with_findings();
+    tree.write("csvstats/sum.lock", "{ not json\n");
+    age(&tree);
+    for args in [&["status"][..], &["check"]] {
+        let expected = computed(&tree, args);
+        assert!(expected.2.contains("csvstats/sum.lock"), "{expected:?}");
+        assert_eq!(expected.0, Some(2), "{args:?}: {expected:?}");
+        for _ in 0..2 {
+            let got = run(&tree, args);
+            assert!(!got.3, "{args:?}");
+            assert_eq!((got.0, got.1, got.2), expected, "{args:?}");
+        }
+    }
+    assert!(replays(&tree).is_empty(), "{:?}", replays(&tree));
+}
+
+#[test]
+fn a_racy_stat_is_not_trusted() {
+    let tree = tree_with_findings();
+    run(&tree, &["status"]);
+    assert!(run(&tree, &["status"]).3);
+    // A file whose mtime is not older than the replay: it may have changed since it was
+    // read without its stat moving.
+    let replay = &replays(&tree)[0];
+    let written = fs::metadata(replay).unwrap().modified().unwrap();
+    tree.set_mtime("csvstats/sum.tr", written + Duration::from_secs(60));
+    let after = run(&tree, &["status"]);
+    assert!(!after.3);
+    assert_eq!(after.1, computed(&tree, &["status"]).1);
+    // Nor once that run is kept: the mtime is still not older than any replay written.
+    let again = run(&tree, &["status"]);
+    assert!(!again.3);
+    assert_eq!(again.1, after.1);
+}
+
+#[test]
+fn the_directory_a_run_is_made_in_is_part_of_its_command_line() {
+    let tree = tree_with_findings();
+    let args = ["check", "--require", "verified", "--format", "github"];
+    run(&tree, &args);
+    assert!(run(&tree, &args).3);
+    // From the directory above the root, the annotations' paths start with the root's name.
+    let above = tree.dir.path().parent().unwrap();
+    let root = tree.dir.path().to_str().unwrap();
+    let from_above = |extra: &[&str]| {
+        let out = tree
+            .soil_lock()
+            .current_dir(above)
+            .env("LOCKGRAPH_LOG", "info")
+            .args(extra)
+            .args(["--root", root])
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let replayed = said_replayed(&stderr);
+        (String::from_utf8(out.stdout).unwrap(), replayed)
+    };
+    let (expected, _) = from_above(&["--no-cache"]);
+    assert!(expected.contains("::error file="), "{expected}");
+    assert_ne!(expected, run(&tree, &args).1, "the paths differ");
+    assert_eq!(from_above(&[]), (expected.clone(), false));
+    assert_eq!(from_above(&[]), (expected, true));
+}
+
+#[test]
+fn a_damaged_or_foreign_replay_is_ignored_and_written_over() {
+    let tree = tree_with_findings();
+    let args = ["status", "--json"];
+    let expected = computed(&tree, &args);
+    run(&tree, &args);
+    let replay = replays(&tree).remove(0);
+    let good = fs::read(&replay).unwrap();
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("its last byte flipped", {
+            let mut b = good.clone();
+            *b.last_mut().unwrap() ^= 1;
+            b
+        }),
+        ("a byte of the output flipped", {
+            let mut b = good.clone();
+            b[20] ^= 0x20;
+            b
+        }),
+    ];
+    cases.push(("not a replay", b"{\"defs\": []}\n".to_vec()));
+    for (what, bytes) in cases {
+        fs::write(&replay, &bytes).unwrap();
+        let got = run(&tree, &args);
+        assert!(!got.3, "{what}");
+        assert_eq!((got.0, got.1, got.2), expected.clone(), "{what}");
+        assert_eq!(
+            fs::read(&replay).unwrap().len(),
+            good.len(),
+            "{what}: written over"
+        );
+    }
+}
+
+#[test]
+fn at_most_eight_command_lines_are_kept() {
+    let tree = tree_with_findings();
+    let defs = [
+        "csvstats/sum",
+        "csvstats/mean",
+        "csvstats/median",
+        "csvstats/variance",
+        "text/words",
+        "text/trim",
+        "text/word_count",
+        "parity/is_even",
+        "parity/is_odd",
+        "csvstats/row",
+    ];
+    for def in defs {
+        run(&tree, &["status", def]);
+        assert!(replays(&tree).len() <= 8, "{:?}", replays(&tree));
+    }
+    assert_eq!(replays(&tree).len(), 8);
+    // The newest are the ones kept.
+    assert!(run(&tree, &["status", "csvstats/row"]).3);
+}
