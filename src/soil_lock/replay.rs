@@ -74,12 +74,15 @@ pub struct ExternalSeen {
 /// [`Fingerprint::finish`] when some input could not be told (a file whose stat is
 /// unknown), so that no replay is used or kept.
 pub struct Fingerprint {
-    hash: HashWriter,
+    /// Buffered: postcard writes a field at a time, and SHA-256 takes whole blocks best
+    /// (150,000 stats at 50,000 definitions).
+    hash: io::BufWriter<HashWriter>,
     /// The latest mtime or ctime of the files told by stat.
     latest_ns: i128,
     complete: bool,
 }
 
+#[derive(Debug)]
 struct HashWriter(Sha256);
 
 impl Write for HashWriter {
@@ -97,7 +100,7 @@ impl Fingerprint {
     /// Starts with the command line, the root and its `soil.toml`.
     pub fn new(key: &Key, root: &Path, soil_toml: &str) -> Fingerprint {
         let mut f = Fingerprint {
-            hash: HashWriter(Sha256::new()),
+            hash: io::BufWriter::with_capacity(1 << 16, HashWriter(Sha256::new())),
             latest_ns: i128::MIN,
             complete: true,
         };
@@ -149,8 +152,9 @@ impl Fingerprint {
 
     /// The digest, and the latest time among the stats, unless something was unknown.
     pub fn finish(self) -> Option<Told> {
+        let hash = self.hash.into_inner().expect("hashing cannot fail").0;
         self.complete.then(|| Told {
-            digest: HashBytes(self.hash.0.finalize().into()),
+            digest: HashBytes(hash.finalize().into()),
             latest_ns: self.latest_ns,
         })
     }

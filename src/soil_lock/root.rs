@@ -252,7 +252,10 @@ impl Root {
         }
         let cache = match cache {
             Some(cache) => Some(cache),
-            None => use_cache.then(|| SoilCache::open(&dir)),
+            None => use_cache.then(|| {
+                let _phase = crate::logging::phase("open the cache");
+                SoilCache::open(&dir)
+            }),
         };
         let mut cache = cache.transpose().map_err(|e| Failure::new(e.to_string()))?;
         crate::testhook::pause("soil-read");

@@ -12,7 +12,7 @@
 use crate::statcache::Stat;
 use crate::walk::{Options, walk};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::io;
 use std::path::Path;
 
@@ -37,6 +37,14 @@ pub struct Listed {
     pub soil: File,
     /// `f.trp` exists beside it: its `.lock` is a prose document's, not a sidecar.
     pub document: bool,
+}
+
+/// The extensions the walk keeps.
+enum Ext {
+    Tr,
+    Lock,
+    Soil,
+    Trp,
 }
 
 /// What the walk found.
@@ -87,23 +95,33 @@ pub fn definitions(root: &Path, manifest: &str, stat: bool) -> io::Result<Walked
         let warning = crate::walk::unnamed_warning(&walked.unnamed, consequence);
         eprintln!("warning: {warning}");
     }
-    let mut stems: HashMap<String, Listed> = HashMap::new();
-    for (rel, file) in walked.kept.into_iter().flatten() {
-        let (stem, ext) = rel
-            .rsplit_once('.')
-            .expect("wanted paths have an extension");
-        let listed = stems.entry(stem.to_string()).or_insert_with(|| Listed {
-            stem: stem.to_string(),
-            tr: File::Absent,
-            lock: File::Absent,
-            soil: File::Absent,
-            document: false,
-        });
+    // By stem, each path's own string cut down to its stem: a warm run lists 150,000
+    // files at 50,000 definitions, and this is all it does with them.
+    let mut stems: FxHashMap<String, Listed> = FxHashMap::default();
+    for (mut rel, file) in walked.kept.into_iter().flatten() {
+        let dot = rel.rfind('.').expect("wanted paths have an extension");
+        let ext = match &rel[dot + 1..] {
+            "tr" => Ext::Tr,
+            "lock" => Ext::Lock,
+            "trp" => Ext::Trp,
+            _ => Ext::Soil,
+        };
+        rel.truncate(dot);
+        let listed = match stems.get_mut(&rel) {
+            Some(listed) => listed,
+            None => stems.entry(rel.clone()).or_insert(Listed {
+                stem: rel,
+                tr: File::Absent,
+                lock: File::Absent,
+                soil: File::Absent,
+                document: false,
+            }),
+        };
         match ext {
-            "tr" => listed.tr = file,
-            "lock" => listed.lock = file,
-            "trp" => listed.document = true,
-            _ => listed.soil = file,
+            Ext::Tr => listed.tr = file,
+            Ext::Lock => listed.lock = file,
+            Ext::Trp => listed.document = true,
+            Ext::Soil => listed.soil = file,
         }
     }
     let mut definitions = Vec::with_capacity(stems.len());
