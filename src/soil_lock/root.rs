@@ -223,6 +223,9 @@ impl Root {
             || {
                 let kept = replay.filter(|_| stats).and_then(|key| {
                     let (_, soil) = cache::dirs(&dir).ok()?;
+                    // What a run killed while writing its replay left; opening the cache
+                    // sweeps too, but a replayed run does not open it.
+                    crate::fsutil::sweep_leftovers(&soil);
                     replay::load(&soil, key, &cache::engine_key())
                 });
                 let cache = (use_cache && kept.is_none()).then(|| SoilCache::open(&dir));
