@@ -195,7 +195,7 @@ pub(super) fn engine_key() -> String {
     )
 }
 
-fn now_ns() -> i128 {
+pub(super) fn now_ns() -> i128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)

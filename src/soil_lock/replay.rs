@@ -30,7 +30,8 @@ use std::path::{Path, PathBuf};
 const MAGIC: &[u8; 8] = b"lgreplay";
 /// Command lines whose output a root keeps.
 pub const KEPT: usize = 8;
-/// Where a replay's trailer says it is: output length, header length, CRC.
+/// The end of a replay file after its header: the output's length, the header's, and
+/// the CRC of everything before the CRC.
 const TRAILER: usize = 8 + 4 + 4;
 
 /// The command line a replay is kept for: the command with every argument, and the
@@ -251,7 +252,7 @@ fn parse(bytes: &[u8], engine: &str) -> Option<(std::ops::Range<usize>, Header)>
 
 /// Standard output, and the replay file being written beside it (until a write to it
 /// fails: then the replay is dropped, and the run goes on).
-pub struct Recorder<'a, W: Write> {
+struct Recorder<'a, W: Write> {
     out: W,
     replay: Option<&'a mut dyn Write>,
     crc: crc32fast::Hasher,
@@ -312,7 +313,7 @@ pub fn record(
 ) -> Result<bool, Failure> {
     // A stat not older than the replay file never lets it match (a file in the same
     // clock tick, or dated in the future): such a replay would only be written again.
-    if inputs.told.latest_ns >= now_ns() {
+    if inputs.told.latest_ns >= super::cache::now_ns() {
         return unrecorded(run);
     }
     let mut run = Some(run);
@@ -376,16 +377,7 @@ pub fn record(
 fn unrecorded(
     run: impl FnOnce(&mut dyn Write) -> (Result<bool, Failure>, bool),
 ) -> Result<bool, Failure> {
-    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let (result, _) = run(&mut out);
-    out.flush().unwrap_or_else(|e| crate::output::failed(&e));
-    result
-}
-
-fn now_ns() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
+    super::to_stdout(run).0
 }
 
 /// Removes the least recently written replays beyond [`KEPT`].
