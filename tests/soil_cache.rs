@@ -167,13 +167,7 @@ fn a_warm_run_with_nothing_changed_writes_nothing() {
 
 /// How many files a run parsed (`LOCKGRAPH_LOG=info`), and its stdout.
 fn parsed(tree: &Tree, args: &[&str]) -> (usize, String) {
-    let out = tree
-        .soil_lock()
-        .args(args)
-        .env("LOCKGRAPH_LOG", "info")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let (out, stderr) = tree.soil_lock_logged(args);
     let n = stderr
         .lines()
         .find_map(|l| l.strip_prefix("timing: files parsed "))

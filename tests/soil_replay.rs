@@ -14,13 +14,7 @@ use std::time::{Duration, SystemTime};
 type Run = (Option<i32>, String, String, bool);
 
 fn run(tree: &Tree, args: &[&str]) -> Run {
-    let out = tree
-        .soil_lock()
-        .args(args)
-        .env("LOCKGRAPH_LOG", "info")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let (out, stderr) = tree.soil_lock_logged(args);
     let replayed = said_replayed(&stderr);
     // What a user sees: without the timing lines.
     let said: String = stderr

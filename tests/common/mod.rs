@@ -127,6 +127,19 @@ impl Tree {
         cmd.current_dir(self.dir.path());
         cmd
     }
+
+    /// [`Tree::soil_lock`] with `args`, run with `LOCKGRAPH_LOG=info` (its phases and
+    /// counts on stderr): the output and stderr as text.
+    pub fn soil_lock_logged(&self, args: &[&str]) -> (std::process::Output, String) {
+        let out = self
+            .soil_lock()
+            .args(args)
+            .env("LOCKGRAPH_LOG", "info")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+        (out, stderr)
+    }
 }
 
 /// Copies a fixture without its `.lockgraph/` caches, which a run of either tool inside
