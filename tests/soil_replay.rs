@@ -289,7 +289,7 @@ fn an_error_is_given_again_not_replayed() {
 }
 
 #[test]
-fn a_racy_stat_is_not_trusted() {
+fn an_mtime_newer_than_the_replay_never_matches() {
     let tree = tree_with_findings();
     run(&tree, &["status"]);
     assert!(run(&tree, &["status"]).3);

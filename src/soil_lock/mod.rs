@@ -86,16 +86,12 @@ fn run(cli: Cli) -> Result<bool, Failure> {
     }
     let _phase = crate::logging::phase("command and output");
     let result = match (replay, root.replay_inputs.take()) {
-        (Some(key), Some(inputs)) => match cache::dirs(&root.dir) {
-            Ok((lockgraph, dir)) => {
-                let engine = cache::engine_key();
-                replay::record(&lockgraph, &dir, &key, &engine, inputs, |out| {
-                    let result = command(&mut root, cli.command, out);
-                    (result, root::warned())
-                })
-            }
-            Err(_) => to_stdout(|out| command(&mut root, cli.command, out)),
-        },
+        (Some(key), Some(inputs)) => {
+            let dir = root.dir.clone();
+            replay::record(&dir, &key, inputs, |out| {
+                (command(&mut root, cli.command, out), root::warned())
+            })
+        }
         _ => to_stdout(|out| command(&mut root, cli.command, out)),
     };
     drop(_phase);

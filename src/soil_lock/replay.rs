@@ -132,17 +132,17 @@ impl Fingerprint {
     }
 
     /// A module's `_private.soil` (read on every run), in the walk's order.
-    pub fn private(&mut self, module: &str, bytes: Option<&[u8]>) {
+    fn private(&mut self, module: &str, bytes: Option<&[u8]>) {
         self.put(&(1u8, module, bytes.map(Sha256::digest).as_deref()));
     }
 
     /// The files the walk found but could not name.
-    pub fn unnamed(&mut self, unnamed: &[String]) {
+    fn unnamed(&mut self, unnamed: &[String]) {
         self.put(&(2u8, unnamed));
     }
 
     /// The files the oracles name, by key.
-    pub fn externals(&mut self, externals: &[ExternalSeen]) {
+    fn externals(&mut self, externals: &[ExternalSeen]) {
         for e in externals {
             if let Some(stat) = &e.stat {
                 self.saw(stat);
@@ -151,8 +151,25 @@ impl Fingerprint {
         self.put(&(3u8, externals));
     }
 
+    /// The inputs told after the definitions, in the walk's order: each module's
+    /// `_private.soil`, the paths the walk could not name, the files the oracles name;
+    /// then [`Fingerprint::finish`].
+    pub fn finish_with(
+        mut self,
+        private: &[(String, Option<Vec<u8>>)],
+        unnamed: &[String],
+        externals: &[ExternalSeen],
+    ) -> Option<Told> {
+        for (module, bytes) in private {
+            self.private(module, bytes.as_deref());
+        }
+        self.unnamed(unnamed);
+        self.externals(externals);
+        self.finish()
+    }
+
     /// The digest, and the latest time among the stats, unless something was unknown.
-    pub fn finish(self) -> Option<Told> {
+    fn finish(self) -> Option<Told> {
         let hash = self.hash.into_inner().expect("hashing cannot fail").0;
         self.complete.then(|| Told {
             digest: HashBytes(hash.finalize().into()),
@@ -204,14 +221,18 @@ impl Replay {
     }
 }
 
-/// The replay kept for `key` under `dir` (a root's `.lockgraph/soil`), if there is a whole
-/// one from this build.
-pub fn load(dir: &Path, key: &Key, engine: &str) -> Option<Replay> {
+/// The replay kept for `key` in `root`'s `.lockgraph/soil`, if there is a whole one from
+/// this build; what a killed run left there is swept first (a replayed run does not open
+/// the cache, which sweeps too).
+pub fn load(root: &Path, key: &Key) -> Option<Replay> {
+    let (_, dir) = super::cache::dirs(root).ok()?;
+    crate::fsutil::sweep_leftovers(&dir);
+    let engine = super::cache::engine_key();
     let path = dir.join(&key.file);
     let (file, meta) = crate::fsutil::open_regular_stat(&path).ok()?;
     let written_ns = Stat::of(&meta).mtime_ns;
     let bytes = crate::fsutil::read_sized(file, meta.len()).ok()?;
-    let parsed = parse(&bytes, engine);
+    let parsed = parse(&bytes, &engine);
     if parsed.is_none() {
         tracing::debug!("{}: not a replay of this build; ignored", path.display());
     }
@@ -299,23 +320,25 @@ pub struct Inputs {
 
 /// Runs `run`, which writes the command's output to the writer it is given (standard
 /// output, buffered) and says whether anything past the walk was warned about; and keeps
-/// that output as the replay of `key` for `inputs` in `dir`, the root's `.lockgraph/soil`
-/// (created if need be under `lockgraph`), if the run ended with exit 0 or 1 and warned of
-/// nothing. A replay that cannot be written is not kept, silently: the run's own output
-/// is whole either way.
+/// that output as the replay of `key` for `inputs` in `root`'s `.lockgraph/soil`, if the
+/// run ended with exit 0 or 1 and warned of nothing. A replay that cannot be written is
+/// not kept, silently: the run's own output is whole either way.
 pub fn record(
-    lockgraph: &Path,
-    dir: &Path,
+    root: &Path,
     key: &Key,
-    engine: &str,
     inputs: Inputs,
     run: impl FnOnce(&mut dyn Write) -> (Result<bool, Failure>, bool),
 ) -> Result<bool, Failure> {
     // A stat not older than the replay file never lets it match (a file in the same
     // clock tick, or dated in the future): such a replay would only be written again.
+    let Ok((lockgraph, dir)) = super::cache::dirs(root) else {
+        return unrecorded(run);
+    };
     if inputs.told.latest_ns >= super::cache::now_ns() {
         return unrecorded(run);
     }
+    let (lockgraph, dir) = (lockgraph.as_path(), dir.as_path());
+    let engine = super::cache::engine_key();
     let mut run = Some(run);
     let mut outcome = None;
     let kept = crate::fsutil::create_cache_dir(lockgraph, dir).and_then(|()| {
@@ -353,7 +376,7 @@ pub fn record(
                     clean,
                 };
                 let mut trailer =
-                    postcard::to_stdvec(&(engine, &header)).map_err(io::Error::other)?;
+                    postcard::to_stdvec(&(engine.as_str(), &header)).map_err(io::Error::other)?;
                 let header_len = trailer.len() as u32;
                 trailer.extend_from_slice(&len.to_le_bytes());
                 trailer.extend_from_slice(&header_len.to_le_bytes());

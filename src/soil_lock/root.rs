@@ -221,13 +221,9 @@ impl Root {
         let phase = crate::logging::phase("open the cache, walk and stat");
         let ((kept, cache), listed) = rayon::join(
             || {
-                let kept = replay.filter(|_| stats).and_then(|key| {
-                    let (_, soil) = cache::dirs(&dir).ok()?;
-                    // What a run killed while writing its replay left; opening the cache
-                    // sweeps too, but a replayed run does not open it.
-                    crate::fsutil::sweep_leftovers(&soil);
-                    replay::load(&soil, key, &cache::engine_key())
-                });
+                let kept = replay
+                    .filter(|_| stats)
+                    .and_then(|key| replay::load(&dir, key));
                 let cache = (use_cache && kept.is_none()).then(|| SoilCache::open(&dir));
                 (kept, cache)
             },
@@ -650,10 +646,6 @@ fn walked_inputs(
         let files = [stat(listed.tr), stat(listed.lock), stat(listed.soil)];
         f.definition(&listed.stem, files);
     }
-    for (module, bytes) in private {
-        f.private(module, bytes.as_deref());
-    }
-    f.unnamed(&walked.unnamed);
     let now: Vec<ExternalSeen> = externals
         .par_iter()
         .map(|e| {
@@ -670,8 +662,7 @@ fn walked_inputs(
             })
         })
         .collect::<Option<_>>()?;
-    f.externals(&now);
-    f.finish()
+    f.finish_with(private, &walked.unnamed, &now)
 }
 
 /// The inputs of this run as it took them in: every file by the stat it was seen with
@@ -692,12 +683,7 @@ fn run_inputs(
     for (&def, seen) in root.defs.iter().zip(seen) {
         f.definition(def.path(&root.db), seen.each_ref().map(stat));
     }
-    for (module, bytes) in private {
-        f.private(module, bytes.as_deref());
-    }
-    f.unnamed(&root.unnamed);
-    f.externals(externals);
-    f.finish()
+    f.finish_with(private, &root.unnamed, externals)
 }
 
 /// The bytes of `path`, `None` if it is gone; one that cannot be read is absent too, with
