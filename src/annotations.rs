@@ -90,15 +90,6 @@ pub fn github(a: &Annotation) -> String {
     )
 }
 
-/// Prints each annotation as a workflow command, one per line.
-pub fn print_github<'a>(annotations: impl Iterator<Item = Annotation<'a>>) {
-    use std::io::Write;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    write_github(&mut out, annotations)
-        .and_then(|()| out.flush())
-        .unwrap_or_else(|e| crate::output::failed(&e));
-}
-
 /// Writes each annotation as a workflow command, one per line.
 pub fn write_github<'a>(
     out: &mut impl std::io::Write,
@@ -107,16 +98,7 @@ pub fn write_github<'a>(
     annotations.try_for_each(|a| writeln!(out, "{}", github(&a)))
 }
 
-/// Prints `tool`'s annotations as GitLab's Code Quality report ([`issue`] of each).
-pub fn print_gitlab(tool: &str, annotations: &[Annotation]) {
-    use std::io::Write;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    write_gitlab(&mut out, tool, annotations)
-        .and_then(|()| out.flush())
-        .unwrap_or_else(|e| crate::output::failed(&e));
-}
-
-/// Writes `tool`'s annotations as GitLab's Code Quality report.
+/// Writes `tool`'s annotations as GitLab's Code Quality report ([`issue`] of each).
 pub fn write_gitlab(
     out: &mut impl std::io::Write,
     tool: &str,

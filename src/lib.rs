@@ -26,6 +26,7 @@ mod memory;
 pub mod output;
 pub mod progress;
 pub mod remote;
+pub mod replay;
 pub mod shellkit;
 pub mod soil_lock;
 pub mod statcache;

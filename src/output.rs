@@ -70,6 +70,16 @@ pub fn write_json<T: serde::Serialize + ?Sized>(
     writeln!(out)
 }
 
+/// Runs `run` with standard output, buffered, to write to; a failed write ends the run
+/// ([`failed`]).
+pub fn to_stdout<T>(run: impl FnOnce(&mut dyn io::Write) -> T) -> T {
+    use std::io::Write;
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let result = run(&mut out);
+    out.flush().unwrap_or_else(|e| failed(&e));
+    result
+}
+
 /// For writers of standard output: ends the run as [`guard`] promises.
 pub fn failed(e: &io::Error) -> ! {
     if e.kind() == io::ErrorKind::BrokenPipe {

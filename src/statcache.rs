@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The stat fields that change when a file's content is replaced or edited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,6 +20,13 @@ pub struct Stat {
     pub ctime_ns: i128,
     pub inode: u64,
     pub device: u64,
+}
+
+/// The time now, in a stat's terms: nanoseconds since the epoch.
+pub fn now_ns() -> i128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
 }
 
 impl Stat {

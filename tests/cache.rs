@@ -9,7 +9,10 @@ use std::time::{Duration, SystemTime};
 
 const UVOD: &str = "content/talks/uvod.md";
 
+/// A run through the caches: the replays, which would print a kept output without
+/// them, are forgotten first (`tests/copy_replay.rs` tests those).
 fn run(tree: &Tree, args: &[&str]) -> (Option<i32>, String, String) {
+    tree.forget_replays();
     let out = tree.copy_audit().args(args).output().unwrap();
     (
         out.status.code(),
@@ -258,6 +261,7 @@ fn age(tree: &Tree, rel: &str) {
 }
 
 fn audit_with_timings(tree: &Tree) -> (String, String) {
+    tree.forget_replays();
     let out = tree
         .copy_audit()
         .env("LOCKGRAPH_LOG", "info")

@@ -2,60 +2,30 @@
 //! input is as an earlier run of the same command line found them prints that run's bytes
 //! and exits as it did, without computing; any change to an input, or anything the run
 //! warned about, computes again; and every replayed output is the one `--no-cache` prints.
+//! A run keeps its output only when its inputs are the last run's (before, a stub of the
+//! fingerprint): the third run on unchanged inputs is the first replayed.
 
 mod common;
 
 use common::Tree;
 use std::fs;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// Exit code, stdout, stderr, and whether the output was a replay.
 type Run = (Option<i32>, String, String, bool);
 
 fn run(tree: &Tree, args: &[&str]) -> Run {
-    let (out, stderr) = tree.soil_lock_logged(args);
-    let replayed = said_replayed(&stderr);
-    // What a user sees: without the timing lines.
-    let said: String = stderr
-        .lines()
-        .filter(|l| !l.starts_with("timing:"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    (
-        out.status.code(),
-        String::from_utf8(out.stdout).unwrap(),
-        said,
-        replayed,
-    )
-}
-
-/// Whether `LOCKGRAPH_LOG=info` said the output was replayed.
-fn said_replayed(stderr: &str) -> bool {
-    stderr
-        .lines()
-        .any(|l| l.split_whitespace().eq(["timing:", "replayed", "1"]))
+    common::replay_run(tree.soil_lock_logged(args).0)
 }
 
 /// What `--no-cache` prints: code, stdout, stderr.
 fn computed(tree: &Tree, args: &[&str]) -> (Option<i32>, String, String) {
-    let mut with = vec!["--no-cache"];
-    with.extend_from_slice(args);
-    let (code, out, err, replayed) = run(tree, &with);
-    assert!(!replayed, "--no-cache never replays");
-    (code, out, err)
+    common::no_cache_run(|with| run(tree, with), args)
 }
 
 fn replays(tree: &Tree) -> Vec<PathBuf> {
-    tree.cache_files(".lockgraph/soil")
-        .into_iter()
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("replay-")
-        })
-        .collect()
+    tree.replays(".lockgraph/soil")
 }
 
 /// A copy of the soil fixture whose files are an hour old (none racy against the replays
@@ -67,32 +37,8 @@ fn tree_with_findings() -> Tree {
     let mut edited = lock.clone();
     edited.replace_range(at..at + 4, "beef");
     tree.write("csvstats/sum.lock", &edited);
-    age(&tree);
+    tree.age();
     tree
-}
-
-/// Sets every file of the tree an hour back, past the racy rule of what is written next.
-fn age(tree: &Tree) {
-    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
-        for entry in fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                if !path.ends_with(".lockgraph") {
-                    walk(&path, out);
-                }
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(tree.dir.path(), &mut files);
-    let old = SystemTime::now() - Duration::from_secs(3600);
-    for f in files {
-        let rel = f.strip_prefix(tree.dir.path()).unwrap().to_string_lossy();
-        tree.set_mtime(&rel, old);
-    }
-    tree.wait_past_its_timestamps();
 }
 
 /// `--require verified` leaves violations to report (exit 1).
@@ -118,21 +64,20 @@ const REPLAYED: &[&[&str]] = &[
     ],
 ];
 
+/// Runs `args` until its output is kept for replay (twice), then asserts the next run
+/// replays it.
+fn until_replayed(tree: &Tree, args: &[&str]) {
+    for _ in 0..2 {
+        run(tree, args);
+    }
+    assert!(run(tree, args).3, "{args:?}: replayed");
+}
+
 #[test]
-fn a_second_run_of_a_command_line_replays_the_same_bytes_and_exit() {
+fn a_command_line_run_on_the_same_inputs_replays_the_same_bytes_and_exit() {
     let tree = tree_with_findings();
     for args in REPLAYED {
-        let expected = computed(&tree, args);
-        let first = run(&tree, args);
-        assert!(!first.3, "{args:?}: nothing to replay yet");
-        let second = run(&tree, args);
-        assert!(second.3, "{args:?}: replayed");
-        for got in [&first, &second] {
-            assert_eq!(
-                (got.0, &got.1, &got.2),
-                (expected.0, &expected.1, &expected.2)
-            );
-        }
+        common::assert_third_run_replays(|a| run(&tree, a), args);
     }
     // A replay exits 1 as the run it repeats did.
     let failing = run(&tree, &["check", "--require", "verified"]);
@@ -235,11 +180,7 @@ fn any_change_to_an_input_computes_again() {
     for (what, change) in changes {
         let tree = tree_with_findings();
         for args in [&["status", "--json"][..], &["check", "--format", "json"]] {
-            run(&tree, args);
-            assert!(
-                run(&tree, args).3,
-                "{what}: {args:?} replayed before the change"
-            );
+            until_replayed(&tree, args);
         }
         change(&tree);
         for args in [&["status", "--json"][..], &["check", "--format", "json"]] {
@@ -261,7 +202,7 @@ fn a_run_that_warned_is_not_kept_so_the_warning_is_given_again() {
         "csvstats/median.lock",
         &lock.replace("ref/stats.py", "../outside.py"),
     );
-    age(&tree);
+    tree.age();
     for _ in 0..2 {
         let (_, _, err, replayed) = run(&tree, &["status"]);
         assert!(!replayed);
@@ -274,7 +215,7 @@ fn a_run_that_warned_is_not_kept_so_the_warning_is_given_again() {
 fn an_error_is_given_again_not_replayed() {
     let tree = tree_with_findings();
     tree.write("csvstats/sum.lock", "{ not json\n");
-    age(&tree);
+    tree.age();
     for args in [&["status"][..], &["check"]] {
         let expected = computed(&tree, args);
         assert!(expected.2.contains("csvstats/sum.lock"), "{expected:?}");
@@ -291,8 +232,7 @@ fn an_error_is_given_again_not_replayed() {
 #[test]
 fn an_mtime_newer_than_the_replay_never_matches() {
     let tree = tree_with_findings();
-    run(&tree, &["status"]);
-    assert!(run(&tree, &["status"]).3);
+    until_replayed(&tree, &["status"]);
     // A file whose mtime is not older than the replay: it may have changed since it was
     // read without its stat moving.
     let replay = &replays(&tree)[0];
@@ -302,17 +242,18 @@ fn an_mtime_newer_than_the_replay_never_matches() {
     assert!(!after.3);
     assert_eq!(after.1, computed(&tree, &["status"]).1);
     // Nor once that run is kept: the mtime is still not older than any replay written.
-    let again = run(&tree, &["status"]);
-    assert!(!again.3);
-    assert_eq!(again.1, after.1);
+    for _ in 0..2 {
+        let again = run(&tree, &["status"]);
+        assert!(!again.3);
+        assert_eq!(again.1, after.1);
+    }
 }
 
 #[test]
 fn the_directory_a_run_is_made_in_is_part_of_its_command_line() {
     let tree = tree_with_findings();
     let args = ["check", "--require", "verified", "--format", "github"];
-    run(&tree, &args);
-    assert!(run(&tree, &args).3);
+    until_replayed(&tree, &args);
     // From the directory above the root, the annotations' paths start with the root's name.
     let above = tree.dir.path().parent().unwrap();
     let root = tree.dir.path().to_str().unwrap();
@@ -326,15 +267,10 @@ fn the_directory_a_run_is_made_in_is_part_of_its_command_line() {
             .args(args)
             .output()
             .unwrap();
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        let replayed = said_replayed(&stderr);
-        (String::from_utf8(out.stdout).unwrap(), replayed)
+        let (_, stdout, _, replayed) = common::replay_run(out);
+        (stdout, replayed)
     };
-    let (expected, _) = from_above(&["--no-cache"]);
-    assert!(expected.contains("::error file="), "{expected}");
-    assert_ne!(expected, run(&tree, &args).1, "the paths differ");
-    assert_eq!(from_above(&[]), (expected.clone(), false));
-    assert_eq!(from_above(&[]), (expected, true));
+    common::assert_replayed_apart(from_above, &run(&tree, &args).1);
 }
 
 #[test]
@@ -342,7 +278,7 @@ fn a_damaged_or_foreign_replay_is_ignored_and_written_over() {
     let tree = tree_with_findings();
     let args = ["status", "--json"];
     let expected = computed(&tree, &args);
-    run(&tree, &args);
+    until_replayed(&tree, &args);
     let replay = replays(&tree).remove(0);
     let good = fs::read(&replay).unwrap();
     let mut cases: Vec<(&str, Vec<u8>)> = vec![
@@ -362,14 +298,13 @@ fn a_damaged_or_foreign_replay_is_ignored_and_written_over() {
     cases.push(("not a replay", b"{\"defs\": []}\n".to_vec()));
     for (what, bytes) in cases {
         fs::write(&replay, &bytes).unwrap();
-        let got = run(&tree, &args);
-        assert!(!got.3, "{what}");
-        assert_eq!((got.0, got.1, got.2), expected.clone(), "{what}");
-        assert_eq!(
-            fs::read(&replay).unwrap().len(),
-            good.len(),
-            "{what}: written over"
-        );
+        // Written over: with a stub, then with the output.
+        for _ in 0..2 {
+            let got = run(&tree, &args);
+            assert!(!got.3, "{what}");
+            assert_eq!((got.0, got.1, got.2), expected.clone(), "{what}");
+        }
+        assert_eq!(fs::read(&replay).unwrap(), good, "{what}: written over");
     }
 }
 
@@ -393,6 +328,34 @@ fn at_most_eight_command_lines_are_kept() {
         assert!(replays(&tree).len() <= 8, "{:?}", replays(&tree));
     }
     assert_eq!(replays(&tree).len(), 8);
-    // The newest are the ones kept.
+    // The newest are the ones kept: the last one's stub, whose output the next run keeps.
+    run(&tree, &["status", "csvstats/row"]);
     assert!(run(&tree, &["status", "csvstats/row"]).3);
+}
+
+#[test]
+fn an_edit_before_every_run_keeps_only_stubs() {
+    let tree = tree_with_findings();
+    let args = ["status", "--json"];
+    for i in 0..4 {
+        let spec = tree.read("csvstats/sum.tr");
+        tree.write(
+            "csvstats/sum.tr",
+            &format!(
+                "{spec}
+Edit {i}.
+"
+            ),
+        );
+        tree.wait_past_its_timestamps();
+        let got = run(&tree, &args);
+        assert!(!got.3);
+        let kept = fs::read(&replays(&tree)[0]).unwrap();
+        assert!(
+            kept.len() < got.1.len() / 4,
+            "a stub of {} bytes for {} bytes of output",
+            kept.len(),
+            got.1.len()
+        );
+    }
 }

@@ -26,7 +26,9 @@ fn flip_after(text: &str, marker: &str) -> String {
     format!("{}{new}{}", &text[..at], &text[at + 1..])
 }
 
+/// A run through the caches (and not a replay: `tests/copy_replay.rs` tests those).
 fn copy_audit(tree: &Tree, args: &[&str]) -> (i32, String) {
+    tree.forget_replays();
     let out = tree.copy_audit().args(args).output().unwrap();
     (
         out.status.code().unwrap(),
@@ -152,6 +154,7 @@ fn an_edit_during_a_run_does_not_poison_the_cache() {
     let original = tree.read(rel);
     // Findings must be computed (not served) for the file in the paused run.
     std::fs::remove_dir_all(tree.path(".lockgraph/findings")).unwrap();
+    tree.forget_replays();
     let pause = tempfile::tempdir().unwrap();
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("copy-audit"))
         .arg("--json")

@@ -25,6 +25,9 @@ pub struct LockView<'a> {
     ws: &'a Workspace,
     summary: Summary,
     prompt_outdated: bool,
+    /// The lockfile's stat as [`LockView::open`] found it, before reading anything of it;
+    /// `None` when there was none (or the view was made from a lockfile read elsewhere).
+    stat: Option<Stat>,
     /// The parsed lockfile, once an entry is needed; entries are handed out (moved) once.
     full: OnceLock<Result<Mutex<Lockfile>, String>>,
 }
@@ -108,6 +111,7 @@ impl<'a> LockView<'a> {
         {
             return Ok(LockView {
                 ws,
+                stat: Some(stat),
                 prompt_outdated: s.prompt_outdated,
                 summary: Summary::Cached(s),
                 full: OnceLock::new(),
@@ -116,7 +120,8 @@ impl<'a> LockView<'a> {
         let read = crate::logging::phase("read lockfile");
         let lock = ws.read_lockfile()?;
         drop(read);
-        let view = LockView::parsed(ws, lock);
+        let mut view = LockView::parsed(ws, lock);
+        view.stat = stat;
         // Read this run: the caches keep its summary.
         if let (Some(stat), Some(c)) = (stat, caches) {
             c.want_lock_summary(stat, view.prompt_outdated);
@@ -131,6 +136,7 @@ impl<'a> LockView<'a> {
         drop(summarise);
         LockView {
             ws,
+            stat: None,
             summary: Summary::Parsed(summary),
             prompt_outdated: lock.prompt_outdated(),
             full: OnceLock::from(Ok(Mutex::new(lock))),
@@ -148,6 +154,11 @@ impl<'a> LockView<'a> {
 
     pub fn prompt_outdated(&self) -> bool {
         self.prompt_outdated
+    }
+
+    /// The lockfile's stat as [`LockView::open`] found it, if it found one.
+    pub fn stat(&self) -> Option<&Stat> {
+        self.stat.as_ref()
     }
 
     /// What the lockfile records for each of `paths` (sorted by path, as the walk lists

@@ -62,6 +62,7 @@ fn run(cli: Cli) -> Result<Outcome, Failure> {
         return audit::self_test(format);
     }
     let lang = cli.audit.lang.as_deref();
+    let replay = audit::replay::key(&cli);
     match cli.command {
         Some(Command::Segment { path }) => {
             let ws = workspace::Workspace::load(cli.config.as_deref(), lang)?;
@@ -87,7 +88,7 @@ fn run(cli: Cli) -> Result<Outcome, Failure> {
         }
         None => {
             let ws = workspace::Workspace::load(cli.config.as_deref(), lang)?;
-            run_audit(&ws, &cli.audit, format)
+            run_audit(&ws, &cli.audit, format, replay.as_ref())
         }
     }
 }
@@ -99,6 +100,7 @@ fn run_audit(
     ws: &workspace::Workspace,
     args: &cli::AuditArgs,
     format: OutputFormat,
+    replay: Option<&crate::replay::Key>,
 ) -> Result<Outcome, Failure> {
     if let Some(glob) = &args.refresh_cache {
         lockedit::invalidate(ws, glob)?;
@@ -126,5 +128,5 @@ fn run_audit(
     if args.fix {
         fix::run(ws, &matcher, args.fix_unsegmented, args.quiet)?;
     }
-    audit::run(ws, args, &matcher, format)
+    audit::run(ws, args, &matcher, format, replay)
 }

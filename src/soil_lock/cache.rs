@@ -35,7 +35,6 @@ use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Bumped whenever what is kept, or how it is derived, changes.
 const SCHEMA: &str = "soil3";
@@ -195,12 +194,6 @@ pub(super) fn engine_key() -> String {
     )
 }
 
-pub(super) fn now_ns() -> i128 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
-}
-
 /// Whether `root` has a cache to look files up in: when it does not (a first run, a fresh
 /// checkout), the walk takes no stats, and each file read is statted as it is opened.
 pub fn on_disk(root: &Path) -> bool {
@@ -319,7 +312,7 @@ impl SoilCache {
     /// rewrite can settle it, i.e. its mtime is in the past; otherwise (an mtime in the
     /// future) the entry stays racy whatever is written, and the file is simply read again.
     pub fn save(mut self, db: &Database, defs: &[Definition], seen: &[[Seen; 3]]) {
-        let now = now_ns();
+        let now = crate::statcache::now_ns();
         let settles = |s: &Seen| match s {
             Seen::Absent | Seen::Known(_) => false,
             Seen::Gone => true,

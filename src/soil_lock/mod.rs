@@ -67,9 +67,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
     let remote = cli
         .remote()
         .map_err(|e| Failure::new(format!("--remote-cache {e}")))?;
-    let replay = (!cli.no_cache)
-        .then(|| replay::Key::of(&cli.command))
-        .flatten();
+    let replay = (!cli.no_cache).then(|| replay::key(&cli.command)).flatten();
     let mut root = match Root::open(cli.root.as_deref(), !cli.no_cache, remote, replay.as_ref())? {
         root::Opened::Root(root) => root,
         root::Opened::Replayed(clean) => return Ok(clean),
@@ -92,7 +90,7 @@ fn run(cli: Cli) -> Result<bool, Failure> {
                 (command(&mut root, cli.command, out), root::warned())
             })
         }
-        _ => to_stdout(|out| command(&mut root, cli.command, out)),
+        _ => crate::output::to_stdout(|out| command(&mut root, cli.command, out)),
     };
     drop(_phase);
     root.upload_remote();
@@ -100,14 +98,6 @@ fn run(cli: Cli) -> Result<bool, Failure> {
     // 50k definitions take 772 ms instead of 585 (docs/performance.md); the OS takes the
     // memory back at once.
     std::mem::forget(root);
-    result
-}
-
-/// Runs `run` with standard output, buffered, to write to.
-fn to_stdout<T>(run: impl FnOnce(&mut dyn Write) -> T) -> T {
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let result = run(&mut out);
-    out.flush().unwrap_or_else(|e| crate::output::failed(&e));
     result
 }
 

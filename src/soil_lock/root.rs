@@ -5,10 +5,11 @@
 use super::Failure;
 use super::cache::{self, Cached, Files, Seen, SoilCache, Taken};
 use super::remote::{self, Plan};
-use super::replay::{self, ExternalSeen, Fingerprint, Told};
+use super::replay::{self, ExternalSeen, Fingerprint};
 use super::walk;
 use crate::fsutil::read_regular;
 use crate::remote::Remote;
+use crate::replay::{Key, Told};
 use crate::statcache::Stat;
 use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
@@ -158,7 +159,7 @@ impl Root {
         root: Option<&Path>,
         use_cache: bool,
         remote: Option<Remote>,
-        replay: Option<&replay::Key>,
+        replay: Option<&Key>,
     ) -> Result<Opened, Failure> {
         Root::open_in(root, Database::default(), use_cache, remote, true, replay)
     }
@@ -182,7 +183,7 @@ impl Root {
         use_cache: bool,
         remote: Option<Remote>,
         one_shot: bool,
-        replay: Option<&replay::Key>,
+        replay: Option<&Key>,
     ) -> Result<Opened, Failure> {
         let dir = match root {
             Some(r) => r.to_path_buf(),
@@ -236,18 +237,14 @@ impl Root {
             .par_iter()
             .map(|module| (module.clone(), read_private(&dir, module)))
             .collect();
+        let mut previous = None;
         if let (Some(key), Some(kept)) = (replay, kept) {
             let _phase = crate::logging::phase("match the replay");
-            let now = walked_inputs(key, &dir, &text, &walked, &private, kept.externals());
+            let now = walked_inputs(key, &dir, &text, &walked, &private, kept.extra());
             if now.is_some_and(|now| kept.matches(&now)) && !warned() {
-                crate::logging::count("replayed", || 1);
-                let (output, clean) = kept.output();
-                let mut out = std::io::stdout().lock();
-                std::io::Write::write_all(&mut out, output)
-                    .and_then(|()| std::io::Write::flush(&mut out))
-                    .unwrap_or_else(|e| crate::output::failed(&e));
-                return Ok(Opened::Replayed(clean));
+                return Ok(Opened::Replayed(kept.print()));
             }
+            previous = Some(kept.digest());
         }
         let cache = match cache {
             Some(cache) => Some(cache),
@@ -300,8 +297,14 @@ impl Root {
         let externals = root.hash_externals();
         drop(phase);
         if let (Some(key), Some((_, seen))) = (replay, &root.cache) {
-            root.replay_inputs = run_inputs(key, &root, &text, seen, &private, &externals)
-                .map(|told| replay::Inputs { told, externals });
+            root.replay_inputs =
+                run_inputs(key, &root, &text, seen, &private, &externals).map(|told| {
+                    replay::Inputs {
+                        told,
+                        externals,
+                        previous,
+                    }
+                });
         }
         Ok(Opened::Root(Box::new(root)))
     }
@@ -625,7 +628,7 @@ struct TakenIn {
 /// walk's stat, and each oracle's key of the kept run looked up again (`None` when a
 /// stat is missing, or a key now leads somewhere that would be warned of).
 fn walked_inputs(
-    key: &replay::Key,
+    key: &Key,
     dir: &Path,
     soil_toml: &str,
     walked: &walk::Walked,
@@ -668,7 +671,7 @@ fn walked_inputs(
 /// The inputs of this run as it took them in: every file by the stat it was seen with
 /// (taken before it was read), and each oracle's key as it was looked up.
 fn run_inputs(
-    key: &replay::Key,
+    key: &Key,
     root: &Root,
     soil_toml: &str,
     seen: &[[Seen; 3]],

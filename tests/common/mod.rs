@@ -121,6 +121,52 @@ impl Tree {
         out
     }
 
+    /// Sets every file of the tree (but the caches) an hour back, past the racy rule of
+    /// the caches and replays written next.
+    pub fn age(&self) {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for entry in fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    if !path.ends_with(".lockgraph") {
+                        walk(&path, out);
+                    }
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(self.dir.path(), &mut files);
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for f in files {
+            let rel = f.strip_prefix(self.dir.path()).unwrap().to_string_lossy();
+            self.set_mtime(&rel, old);
+        }
+        self.wait_past_its_timestamps();
+    }
+
+    /// The replay files (`replay-*.v1`) in the tree's directory `rel`, sorted.
+    pub fn replays(&self, rel: &str) -> Vec<PathBuf> {
+        let is_replay = |p: &PathBuf| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with("replay-")
+        };
+        self.cache_files(rel)
+            .into_iter()
+            .filter(is_replay)
+            .collect()
+    }
+
+    /// Removes both tools' replays, so that the next run goes through the caches.
+    pub fn forget_replays(&self) {
+        for dir in [".lockgraph", ".lockgraph/soil"] {
+            for p in self.replays(dir) {
+                fs::remove_file(p).unwrap();
+            }
+        }
+    }
+
     /// `soil-lock` run from the tree's root (soil.toml discovered by walking up).
     pub fn soil_lock(&self) -> Command {
         let mut cmd = Command::cargo_bin("soil-lock").expect("binary built");
@@ -140,6 +186,71 @@ impl Tree {
         let stderr = String::from_utf8(out.stderr.clone()).unwrap();
         (out, stderr)
     }
+}
+
+/// A run made with `LOCKGRAPH_LOG=info`: its exit code, stdout, stderr without the
+/// timing lines (what a user sees), and whether it said its output was replayed.
+pub fn replay_run(out: std::process::Output) -> (Option<i32>, String, String, bool) {
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let replayed = said_replayed(&stderr);
+    let said: String = stderr
+        .lines()
+        .filter(|l| !l.starts_with("timing:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        said,
+        replayed,
+    )
+}
+
+/// What `run` (a [`replay_run`]) gives with `--no-cache` before `args`: code, stdout,
+/// stderr; never a replay.
+pub fn no_cache_run(
+    run: impl Fn(&[&str]) -> (Option<i32>, String, String, bool),
+    args: &[&str],
+) -> (Option<i32>, String, String) {
+    let mut with = vec!["--no-cache"];
+    with.extend_from_slice(args);
+    let (code, out, err, replayed) = run(&with);
+    assert!(!replayed, "--no-cache never replays");
+    (code, out, err)
+}
+
+/// Runs the command line `args` three times through `run` (a [`replay_run`]): the first
+/// computes (and keeps a stub), the second computes (and keeps its output), the third is
+/// replayed; each prints what `--no-cache` prints and exits as it does.
+pub fn assert_third_run_replays(
+    run: impl Fn(&[&str]) -> (Option<i32>, String, String, bool),
+    args: &[&str],
+) {
+    let expected = no_cache_run(&run, args);
+    for (nth, replayed) in [("first", false), ("second", false), ("third", true)] {
+        let (code, out, err, said) = run(args);
+        assert_eq!(said, replayed, "{args:?}: the {nth} run replayed: {said}");
+        assert_eq!((code, out, err), expected, "{args:?}: the {nth} run");
+    }
+}
+
+/// A GitHub report from above the root (`from_above(extra flags)`: stdout, and whether it
+/// was replayed) is kept apart from the same command line's in the root
+/// (`in_root`): its paths differ, it is computed, kept, and replayed as its own.
+pub fn assert_replayed_apart(from_above: impl Fn(&[&str]) -> (String, bool), in_root: &str) {
+    let (expected, _) = from_above(&["--no-cache"]);
+    assert!(expected.contains("::error file="), "{expected}");
+    assert_ne!(expected, in_root, "the paths differ");
+    assert_eq!(from_above(&[]), (expected.clone(), false));
+    assert_eq!(from_above(&[]), (expected.clone(), false));
+    assert_eq!(from_above(&[]), (expected, true));
+}
+
+/// Whether a run's `LOCKGRAPH_LOG=info` stderr says its output was replayed.
+pub fn said_replayed(stderr: &str) -> bool {
+    stderr
+        .lines()
+        .any(|l| l.split_whitespace().eq(["timing:", "replayed", "1"]))
 }
 
 /// Copies a fixture without its `.lockgraph/` caches, which a run of either tool inside

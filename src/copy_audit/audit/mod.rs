@@ -4,6 +4,7 @@
 //! own, which `copy_audit::run` calls first.
 
 mod list;
+pub mod replay;
 mod self_test;
 
 pub use self_test::self_test;
@@ -17,21 +18,32 @@ use super::workspace::Workspace;
 use super::{Failure, Outcome};
 use crate::config::PathMatcher;
 use crate::progress::Progress;
+use crate::replay::{Key, Replay, Told};
+use crate::statcache::HashBytes;
 use list::list_unsegmented;
 use lockgraph_queries::copy::engine::EntryState;
 
+/// The audit; with `key`, the output kept for that command line is printed instead if
+/// every input is as the run that printed it found them, and this run's output is kept
+/// ([`replay`]).
 pub fn run(
     ws: &Workspace,
     args: &AuditArgs,
     matcher: &PathMatcher,
     format: OutputFormat,
+    key: Option<&Key>,
 ) -> Result<Outcome, Failure> {
     let Inputs {
         files,
         unnamed,
         caches,
         lock,
-    } = open_inputs(ws, args, matcher)?;
+        missed,
+    } = match open_inputs(ws, args, matcher, key)? {
+        Opened::Inputs(inputs) => *inputs,
+        Opened::Replayed(Outcome::Clean) => return Ok(Outcome::Clean),
+        Opened::Replayed(Outcome::Failed) => return Ok(Outcome::Failed),
+    };
     if args.list_unsegmented {
         return list_unsegmented(ws, &lock, &files, format, caches);
     }
@@ -43,7 +55,7 @@ pub fn run(
         print_verbose(ws, &audit)?;
     }
     let review = match args.require_reviewed {
-        true => Some(review_status(&lock, &audit, unnamed)?),
+        true => Some(review_status(&lock, &audit, unnamed.clone())?),
         false => None,
     };
     let root = ws.root.to_string_lossy();
@@ -56,7 +68,19 @@ pub fn run(
             summary.problems.shard = matcher.shard().map(|s| s.to_string());
             drop(count);
             let _print = crate::logging::phase("print");
-            report::print_audit(ws, &summary, &audit, format);
+            let told =
+                key.and_then(|key| Some((key, told(key, ws, &lock, &audit, &unnamed, &missed)?)));
+            let previous = missed.map(|m| m.previous);
+            let clean = outcome(&summary) == Outcome::Clean;
+            let write = |out: &mut dyn std::io::Write| {
+                report::write_audit(out, ws, &summary, &audit, format)
+                    .unwrap_or_else(|e| crate::output::failed(&e));
+                clean
+            };
+            match told {
+                Some((key, told)) => replay::record(ws, key, told, previous, write),
+                None => _ = crate::output::to_stdout(write),
+            }
             summary
         },
     );
@@ -70,6 +94,35 @@ pub fn run(
     Ok(outcome)
 }
 
+/// This run's inputs, for its replay: as the walk told them when a replay did not match
+/// (the audit knows a file by the walk's stat), unless a file could not be read or the
+/// lockfile is not the one the walk saw; else from the audit.
+fn told(
+    key: &Key,
+    ws: &Workspace,
+    lock: &LockView,
+    audit: &super::session::Audit,
+    unnamed: &[String],
+    missed: &Option<Missed>,
+) -> Option<Told> {
+    if let Some(m) = missed
+        && m.lock.as_ref() == lock.stat()
+        && audit.files().all(|a| a.stat.is_some())
+    {
+        return m.told;
+    }
+    let files = audit.files().map(|a| (a.path.as_str(), a.stat.as_ref()));
+    replay::told(key, ws, lock.stat(), files, unnamed)
+}
+
+/// A replay (or stub) that did not match: its digest, and this run's inputs as the walk
+/// told them, with the lockfile's stat they were told with.
+struct Missed {
+    previous: HashBytes,
+    told: Option<Told>,
+    lock: Option<Stat>,
+}
+
 /// What an audit starts from.
 struct Inputs<'a> {
     /// The files in scope, in path order, with the stats the walk took (if it took them).
@@ -78,48 +131,109 @@ struct Inputs<'a> {
     unnamed: Vec<String>,
     caches: Option<Caches>,
     lock: LockView<'a>,
+    /// The replay (or stub) kept for the command line, which did not match.
+    missed: Option<Missed>,
 }
 
+/// What [`open_inputs`] comes to: the inputs of an audit, or a replay printed in its
+/// place.
+enum Opened<'a> {
+    Inputs(Box<Inputs<'a>>),
+    Replayed(Outcome),
+}
+
+/// The caches and the lockfile, opened, or the replay kept for the command line, loaded.
+enum Beside<'a> {
+    Opened(Box<Opening<'a>>),
+    Kept(Replay<()>),
+}
+
+/// The caches, and the lockfile opened with them unless they could not be.
+type Opening<'a> = (
+    std::io::Result<Option<Caches>>,
+    Option<Result<LockView<'a>, Failure>>,
+);
+
 /// Walks the root and opens the caches and the lockfile. The walk waits on the file
-/// system while the caches and the lockfile are decoded on the CPU: side by side.
+/// system while the caches and the lockfile are decoded on the CPU: side by side. Where
+/// a replay is kept for `key`, it is loaded beside the walk instead, and the caches and
+/// the lockfile are opened only if it does not match.
 fn open_inputs<'a>(
     ws: &'a Workspace,
     args: &AuditArgs,
     matcher: &PathMatcher,
-) -> Result<Inputs<'a>, Failure> {
+    key: Option<&Key>,
+) -> Result<Opened<'a>, Failure> {
     let walk = crate::logging::phase("walk and stat, open caches");
-    // Stats are taken in the walk only to be compared with the stat index's.
+    // Stats are taken in the walk only to be compared with the stat index's (and a
+    // replay's, which is kept only beside a stat index).
     let stat_walk = !args.no_cache && Caches::has_stat_index(&ws.root);
     if !stat_walk {
         // Every file will be read and audited: a cold run.
         crate::memory::small_pages();
     }
-    let (files, (caches, lock)) = rayon::join(
+    let (files, beside) = rayon::join(
         || {
             let _walk = crate::logging::phase("  walk and stat");
             ws.scope(matcher, stat_walk)
         },
-        || {
-            let open = crate::logging::phase("  open caches");
-            let caches = (!args.no_cache).then(|| Caches::open(&ws.root)).transpose();
-            drop(open);
-            let Ok(mut caches) = caches else {
-                return (caches, None);
-            };
-            let lock = LockView::open(ws, caches.as_mut());
-            (Ok(caches), Some(lock))
+        || match key.filter(|_| stat_walk).and_then(|k| replay::load(ws, k)) {
+            Some(kept) => Beside::Kept(kept),
+            None => Beside::Opened(Box::new(open_caches(ws, args))),
         },
     );
-    let caches = caches.map_err(|e| Failure::new(e.to_string()))?;
     let super::workspace::InScope { files, unnamed } = files?;
     drop(walk);
-    let lock = lock.expect("opened beside the walk")?;
-    Ok(Inputs {
+    let mut missed = None;
+    let (caches, lock) = match (beside, key) {
+        (Beside::Opened(opening), _) => *opening,
+        (Beside::Kept(kept), Some(key)) => {
+            let phase = crate::logging::phase("match the replay");
+            let lock = replay::lock_stat(ws);
+            let now = lock.and_then(|lock| {
+                let files = files
+                    .iter()
+                    .map(|(path, stat)| (path.as_str(), stat.as_ref()));
+                replay::told(key, ws, lock.as_ref(), files, &unnamed)
+            });
+            if now.is_some_and(|now| kept.matches(&now)) {
+                return Ok(Opened::Replayed(match kept.print() {
+                    true => Outcome::Clean,
+                    false => Outcome::Failed,
+                }));
+            }
+            missed = lock.map(|lock| Missed {
+                previous: kept.digest(),
+                told: now,
+                lock,
+            });
+            drop((phase, kept));
+            let _open = crate::logging::phase("open caches");
+            open_caches(ws, args)
+        }
+        (Beside::Kept(_), None) => unreachable!("a replay is loaded for a key"),
+    };
+    let caches = caches.map_err(|e| Failure::new(e.to_string()))?;
+    let lock = lock.expect("opened with the caches")?;
+    Ok(Opened::Inputs(Box::new(Inputs {
         files,
         unnamed,
         caches,
         lock,
-    })
+        missed,
+    })))
+}
+
+/// Opens the caches (unless `--no-cache`), then the lockfile with them.
+fn open_caches<'a>(ws: &'a Workspace, args: &AuditArgs) -> Opening<'a> {
+    let open = crate::logging::phase("  open caches");
+    let caches = (!args.no_cache).then(|| Caches::open(&ws.root)).transpose();
+    drop(open);
+    let Ok(mut caches) = caches else {
+        return (caches, None);
+    };
+    let lock = LockView::open(ws, caches.as_mut());
+    (Ok(caches), Some(lock))
 }
 
 /// The remote cache the flags (or `$LOCKGRAPH_REMOTE_CACHE`) name, else the config's

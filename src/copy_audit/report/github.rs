@@ -4,6 +4,7 @@
 use super::super::workspace::Workspace;
 use super::json::AuditReport;
 use crate::annotations::{self, Annotation, JobPaths, Level};
+use std::io::{self, Write};
 
 /// What a file error is called where a check's name is wanted.
 const FILE_ERROR: &str = "copy-audit/file-error";
@@ -38,11 +39,19 @@ fn annotations<'a>(ws: &Workspace, audit: &'a AuditReport) -> impl Iterator<Item
     findings.chain(errors)
 }
 
-pub(super) fn print_github(ws: &Workspace, audit: &AuditReport) {
-    annotations::print_github(annotations(ws, audit));
+pub(super) fn write_github(
+    mut out: &mut dyn Write,
+    ws: &Workspace,
+    audit: &AuditReport,
+) -> io::Result<()> {
+    annotations::write_github(&mut out, annotations(ws, audit))
 }
 
-pub(super) fn print_gitlab(ws: &Workspace, audit: &AuditReport) {
+pub(super) fn write_gitlab(
+    mut out: &mut dyn Write,
+    ws: &Workspace,
+    audit: &AuditReport,
+) -> io::Result<()> {
     let all: Vec<Annotation> = annotations(ws, audit).collect();
-    annotations::print_gitlab("copy-audit", &all);
+    annotations::write_gitlab(&mut out, "copy-audit", &all)
 }

@@ -16,14 +16,18 @@ use std::io::{IsTerminal, Write};
 /// real 20k tree (docs/performance.md, "What each fast mechanism buys", output).
 const WINDOW_FILES: usize = 512;
 
-pub(super) fn print_human(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
+pub(super) fn write_human(
+    out: &mut dyn Write,
+    ws: &Workspace,
+    summary: &AuditReport,
+    audit: &Audit,
+) -> std::io::Result<()> {
     let terminal = std::io::stdout().is_terminal();
     let renderer = if terminal {
         Renderer::styled()
     } else {
         Renderer::plain()
     };
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut write = |window: &mut Vec<&Audited>| -> std::io::Result<()> {
         let rendered: Vec<Vec<u8>> = window
             .par_iter()
@@ -37,7 +41,7 @@ pub(super) fn print_human(ws: &Workspace, summary: &AuditReport, audit: &Audit) 
         if terminal { out.flush() } else { Ok(()) }
     };
     let mut window = Vec::with_capacity(WINDOW_FILES);
-    let printed = audit
+    audit
         .files()
         .try_for_each(|audited| {
             window.push(audited);
@@ -48,8 +52,6 @@ pub(super) fn print_human(ws: &Workspace, summary: &AuditReport, audit: &Audit) 
         })
         .and_then(|()| write(&mut window))
         .and_then(|()| writeln!(out, "{}", summary_text(summary)))
-        .and_then(|()| out.flush());
-    printed.unwrap_or_else(|e| crate::output::failed(&e));
 }
 
 /// One file's part of the human output: its error, then its findings drawn on its lines.

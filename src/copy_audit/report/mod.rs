@@ -16,18 +16,26 @@ pub use unsegmented::{Unsegmented, UnsegmentedReport, print_unsegmented};
 use super::cli::OutputFormat;
 use super::session::Audit;
 use super::workspace::Workspace;
-use github::{print_github, print_gitlab};
-use human::print_human;
-use stream::print_audit_json;
+use github::{write_github, write_gitlab};
+use human::write_human;
+use std::io::Write;
+use stream::write_audit_json;
 
-pub fn print_audit(ws: &Workspace, summary: &AuditReport, audit: &Audit, format: OutputFormat) {
+/// Writes the audit's report in `format` to `out` (standard output, buffered; a replay
+/// file is written beside it).
+pub fn write_audit(
+    mut out: &mut dyn Write,
+    ws: &Workspace,
+    summary: &AuditReport,
+    audit: &Audit,
+    format: OutputFormat,
+) -> std::io::Result<()> {
     match format {
-        OutputFormat::Json => {
-            print_audit_json(summary, audit).unwrap_or_else(|e| crate::output::failed(&e))
-        }
-        OutputFormat::Github => print_github(ws, summary),
-        OutputFormat::Gitlab => print_gitlab(ws, summary),
-        OutputFormat::Sarif => sarif::print(ws, summary, audit),
-        OutputFormat::Human => print_human(ws, summary, audit),
+        // Findings per window of rendering: a window's text is held until it is written.
+        OutputFormat::Json => write_audit_json(&mut out, summary, audit, 16 * 1024),
+        OutputFormat::Github => write_github(out, ws, summary),
+        OutputFormat::Gitlab => write_gitlab(out, ws, summary),
+        OutputFormat::Sarif => sarif::write(out, ws, summary, audit),
+        OutputFormat::Human => write_human(out, ws, summary, audit),
     }
 }

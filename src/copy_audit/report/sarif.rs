@@ -16,16 +16,18 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-pub fn print(ws: &Workspace, summary: &AuditReport, audit: &Audit) {
+pub fn write(
+    mut out: &mut dyn Write,
+    ws: &Workspace,
+    summary: &AuditReport,
+    audit: &Audit,
+) -> std::io::Result<()> {
     let rules = match rule_table(&ws.config) {
         Ok(table) => table.set.rules().to_vec(),
         Err(_) => Vec::new(),
     };
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // Results per window of rendering: a window's text is held until it is written.
     write_log(&mut out, &ws.root, summary, audit, &rules, 16 * 1024)
-        .and_then(|()| out.flush())
-        .unwrap_or_else(|e| crate::output::failed(&e));
 }
 
 /// Where the results array stands in the pretty log: the run's key, at the run's depth (a
@@ -202,6 +204,7 @@ mod tests {
         Audited {
             path: path.into(),
             hash: Some(ContentHash::of(path.as_bytes())),
+            stat: None,
             report: FileReport {
                 state: EntryState::Fresh,
                 findings: findings.collect(),

@@ -8,16 +8,9 @@ use std::io::Write;
 
 /// The JSON report, byte for byte what [`crate::output::print_json`] makes of an [`AuditReport`], with
 /// the findings rendered on every core: printing a large report was a sixth of a warm
-/// run, and most of a run with many findings. Rendered a window of findings at a time
-/// (however they fall into files), so the text is never held whole.
-pub(super) fn print_audit_json(summary: &AuditReport, audit: &Audit) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    // Findings per window of rendering: a window's text is held until it is written.
-    write_audit_json(&mut out, summary, audit, 16 * 1024)?;
-    out.flush()
-}
-
-fn write_audit_json(
+/// run, and most of a run with many findings. Rendered a window of `window_len` findings
+/// at a time (however they fall into files), so the text is never held whole.
+pub(super) fn write_audit_json(
     out: &mut impl Write,
     summary: &AuditReport,
     audit: &Audit,
@@ -85,6 +78,7 @@ mod tests {
         Audited {
             path: path.into(),
             hash: Some(ContentHash::of(path.as_bytes())),
+            stat: None,
             report: FileReport {
                 state: EntryState::Fresh,
                 findings: findings.into_iter().collect(),

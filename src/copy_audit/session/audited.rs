@@ -1,6 +1,7 @@
 //! What an audit produces: every file's report, in path order, kept in the chunks the
 //! workers audited.
 
+use crate::statcache::Stat;
 use lockgraph_queries::copy::engine::FileReport;
 use lockgraph_queries::hash::ContentHash;
 
@@ -14,6 +15,9 @@ pub struct Audited {
     /// The hash of the bytes the report describes; None if the file could not be read
     /// (its report is then a file error).
     pub hash: Option<ContentHash>,
+    /// The stat the bytes were known by: the walk's, or the one taken as the file was
+    /// read; None if it could not be read.
+    pub stat: Option<Stat>,
     pub report: FileReport,
 }
 

@@ -124,7 +124,7 @@ pub fn audit(
     let merge = crate::logging::phase("merge");
     let (mut audit, sides) = in_path_order(chunks);
     if let Some(c) = caches.as_mut() {
-        let copies = teach(c, &audit, &sides, &files);
+        let copies = teach(c, &audit, &sides);
         copy_identical_reports(&mut audit, &sides, copies);
     }
     drop(merge);
@@ -221,7 +221,8 @@ impl<'a, 'w> Pass<'a, 'w> {
         for ((((path, stat), known), info), &prehashed) in each {
             progress.inc();
             let path = std::mem::take(path);
-            let (audited, mut side) = self.audit_file(path, stat, *known, info.as_ref(), caches)?;
+            let (audited, mut side) =
+                self.audit_file(path, *stat, *known, info.as_ref(), caches)?;
             // Read for the remote cache's keys: the stat index learns it all the same.
             side.read |= prehashed && side.origin != Origin::Unread;
             sides.push(side);
@@ -279,17 +280,15 @@ impl<'a, 'w> Pass<'a, 'w> {
     fn audit_file(
         &self,
         path: String,
-        stat: &mut Option<Stat>,
+        stat: Option<Stat>,
         known: Known,
         info: Option<&LockInfo>,
         caches: Option<&Caches>,
     ) -> Result<(Audited, Side), Failure> {
-        let mut scanned = match scan_one(self.ws, &path, *stat, known) {
+        let mut scanned = match scan_one(self.ws, &path, stat, known) {
             Ok(scanned) => scanned,
             Err(e) => return Ok(self.unread(path, info, &e)),
         };
-        // For the stat index: the walk's, or the one taken as the file was read.
-        *stat = Some(scanned.stat);
         let state = self.lock.state(info, scanned.hash);
         let locale = self.locales.locale_for(&path);
         let mut key = self.key(&path, &scanned.hash, state, info, locale);
@@ -339,6 +338,7 @@ impl<'a, 'w> Pass<'a, 'w> {
         let audited = Audited {
             path,
             hash: Some(scanned.hash),
+            stat: Some(scanned.stat),
             report,
         };
         Ok((audited, side))
@@ -379,6 +379,7 @@ impl<'a, 'w> Pass<'a, 'w> {
         let audited = Audited {
             path,
             hash: None,
+            stat: None,
             report,
         };
         (audited, side)
@@ -463,12 +464,7 @@ fn in_path_order(mut chunks: Vec<(usize, Chunk)>) -> (Audit, Vec<Vec<Side>>) {
 /// Records in the caches what the pass learnt: the stats of the files it read, and the
 /// keys of the reports the engine made. Returns the files whose report is to be copied
 /// from an identical file's.
-fn teach(
-    c: &mut Caches,
-    audit: &Audit,
-    sides: &[Vec<Side>],
-    files: &[(String, Option<Stat>)],
-) -> Vec<usize> {
+fn teach(c: &mut Caches, audit: &Audit, sides: &[Vec<Side>]) -> Vec<usize> {
     // Sized once: a cold run records every file, and growing the sets and lists by
     // doubling rehashed and copied them on the one thread the merge runs on.
     let (reads, fresh) = sides.iter().flatten().fold((0, 0), |(r, f), side| {
@@ -479,10 +475,10 @@ fn teach(
     });
     c.reserve(reads, fresh);
     let mut copies = Vec::new();
-    let each = audit.files().zip(sides.iter().flatten()).zip(files);
-    for (i, ((a, side), (_, stat))) in each.enumerate() {
-        if let (true, Some(stat)) = (side.read, stat) {
-            c.record_stat(&a.path, *stat, a.hash.expect("a file read has a hash"));
+    let each = audit.files().zip(sides.iter().flatten());
+    for (i, (a, side)) in each.enumerate() {
+        if let (true, Some(stat)) = (side.read, a.stat) {
+            c.record_stat(&a.path, stat, a.hash.expect("a file read has a hash"));
         }
         match side.origin {
             Origin::Engine => c.store_findings(side.key),

@@ -1,0 +1,112 @@
+//! The audit replayed ([`crate::replay`]): a run that finds every input as an earlier run
+//! of the same command line found them prints what that run printed, and exits as it
+//! did, without opening the caches or the lockfile.
+//!
+//! The report is a pure function of the files in scope, the lockfile, the config and the
+//! command line (with the directory it runs in, which `--format github` paths and the
+//! named files are relative to, and whether standard output is a terminal, which styles
+//! the human report). Its fingerprint: the root, the config as parsed (its `Debug` form,
+//! which one build — the replay's engine — always writes alike), the lockfile's stat (or
+//! its absence), every file in scope by path and stat, and the paths the walk could not
+//! name. Replays live in `.lockgraph/` beside the caches.
+//!
+//! Only the audit itself is replayed: `--fix`, `--offline` and `--refresh-cache` write,
+//! `--watch`, `--review-cache` and the subcommands are not one report, `--verbose` and
+//! `--list-unsegmented` print what the replay does not keep, and `--no-cache` asks for
+//! nothing kept. The warnings an audit can give past the walk are about the caches (set
+//! aside, not saved) or the remote cache (unreachable): a replay uses neither.
+
+use super::super::cli::Cli;
+use super::super::workspace::Workspace;
+use crate::replay::{self, Fingerprint, Key, Place, Replay, Told};
+use crate::statcache::{HashBytes, Stat};
+use std::io::{IsTerminal, Write};
+
+/// The key of the command line `cli`, if its output can be replayed.
+pub fn key(cli: &Cli) -> Option<Key> {
+    let a = &cli.audit;
+    let writes_or_more = a.fix || a.offline || a.refresh_cache.is_some();
+    let not_a_report = a.watch || a.review_cache || a.self_test || cli.command.is_some();
+    if writes_or_more || not_a_report || a.verbose || a.list_unsegmented || a.no_cache {
+        return None;
+    }
+    let cwd = std::env::current_dir().ok()?;
+    let terminal = std::io::stdout().is_terminal();
+    Some(Key::new(format!(
+        "copy-audit {cli:?}\n{}\nterminal: {terminal}",
+        cwd.display()
+    )))
+}
+
+/// Where `ws`'s replays are: `.lockgraph/`, this build's.
+fn place<T>(ws: &Workspace, with: impl FnOnce(&Place) -> T) -> Option<T> {
+    let lockgraph = crate::fsutil::cache_dir(&ws.root).ok()?;
+    Some(with(&Place {
+        lockgraph: &lockgraph,
+        dir: &lockgraph,
+        engine: super::super::cache::ENGINE_VERSION,
+    }))
+}
+
+/// The replay kept for `key` in `ws`, if there is a whole one from this build.
+pub fn load(ws: &Workspace, key: &Key) -> Option<Replay<()>> {
+    place(ws, |place| replay::load(place, key)).flatten()
+}
+
+/// The lockfile's stat now: `Some(None)` when there is none, `None` when it cannot be
+/// told (it cannot be read either: the run will fail on it).
+pub fn lock_stat(ws: &Workspace) -> Option<Option<Stat>> {
+    match std::fs::metadata(&ws.lock_path) {
+        Ok(meta) => Some(Some(Stat::of(&meta))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
+        Err(_) => None,
+    }
+}
+
+/// The fingerprint of an audit of `files` (in path order, each with the stat its bytes
+/// were known by; `None` when that is not known) with the lockfile at `lock` (`None`:
+/// absent) and the unnamed paths `unnamed`.
+pub fn told<'a>(
+    key: &Key,
+    ws: &Workspace,
+    lock: Option<&Stat>,
+    files: impl Iterator<Item = (&'a str, Option<&'a Stat>)>,
+    unnamed: &[String],
+) -> Option<Told> {
+    let mut f = Fingerprint::new(key);
+    f.put(&(ws.root.to_string_lossy(), format!("{:?}", ws.config)));
+    if let Some(stat) = lock {
+        f.saw(stat);
+    }
+    f.put(&(0u8, lock));
+    for (path, stat) in files {
+        match stat {
+            Some(stat) => f.saw(stat),
+            None => f.unknown(),
+        }
+        f.put(&(1u8, path, stat));
+    }
+    f.put(&(2u8, unnamed));
+    f.finish()
+}
+
+/// Runs `run` (which writes the report and says whether the run is clean) and keeps its
+/// replay for `key` and the inputs `told`, after the replay or stub whose digest was
+/// `previous` ([`replay::record`]).
+pub fn record(
+    ws: &Workspace,
+    key: &Key,
+    told: Told,
+    previous: Option<HashBytes>,
+    run: impl FnOnce(&mut dyn Write) -> bool,
+) {
+    let mut run = Some(run);
+    let recorded = place(ws, |place| {
+        let run = run.take().expect("run once");
+        // The report is written whole or the run ends: it is never a failure.
+        let _ = replay::record(place, key, told, (), previous, |out| (Ok(run(out)), false));
+    });
+    if recorded.is_none() {
+        crate::output::to_stdout(run.take().expect("not run"));
+    }
+}

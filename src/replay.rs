@@ -1,0 +1,432 @@
+//! Runs replayed, for both tools: a run that finds every input as an earlier run of the
+//! same command line found them prints what that run printed, and exits as it did,
+//! without opening a cache or computing anything.
+//!
+//! A report is a pure function of the files and the command line, so each command line
+//! ([`Key`]) keeps its output in a file of its own beside a [`Fingerprint`] of everything
+//! the output was computed from: the tool says what that is (for files, their stats, so
+//! that a later run can tell the same fingerprint from its walk without reading a byte).
+//! When a later run's fingerprint matches, and git's racy rule clears every stat against
+//! the replay file's own mtime (as for the stat index: a file changed within the tick the
+//! replay was written in is not vouched for), the files hold what they held then.
+//!
+//! A run keeps its output only when its inputs are those of the last run of its command
+//! line, kept as a stub (the fingerprint without the output): a replay pays only when
+//! inputs repeat, and a loop of edit and run, whose inputs never repeat, never pays for
+//! writing its output twice (at 100,000 files, 62 MB and a third of a warm run). So the
+//! first run after a change computes and keeps a stub, the next computes and keeps its
+//! output, and the runs after it are replayed.
+//!
+//! Only runs that exit 0 or 1 are kept (an error is computed again), and a tool keeps
+//! none of a run that printed a warning a replay would not repeat. At most [`KEPT`]
+//! command lines are kept per tool and root, the least recently written removed first. A
+//! file that is not a replay, is torn, or comes from another build is ignored and written
+//! over.
+//!
+//! A replay file: [`MAGIC`], the output, the header (the engine that wrote it, the
+//! fingerprint's digest, the tool's extra, the exit, whether the output is kept), the
+//! output's length (8 bytes), the
+//! header's (4), and a CRC32 of everything before it (4), all little-endian. The output
+//! is written as it streams to standard output, never held whole.
+
+use crate::Failure;
+use crate::statcache::{HashBytes, Stat};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The first bytes of a replay file.
+const MAGIC: &[u8; 8] = b"lgreplay";
+/// Command lines whose output a tool keeps per root.
+pub const KEPT: usize = 8;
+/// The end of a replay file after its header: the output's length, the header's, and
+/// the CRC of everything before the CRC.
+const TRAILER: usize = 8 + 4 + 4;
+
+/// A command line a replay is kept for: the tool's text for it (every argument, the
+/// directory it runs in, whatever else its output depends on besides the files).
+pub struct Key {
+    text: String,
+    /// `replay-<16 hex digits>.v1`.
+    file: String,
+}
+
+impl Key {
+    pub fn new(text: String) -> Key {
+        let digest = Sha256::digest(text.as_bytes());
+        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        Key {
+            text,
+            file: format!("replay-{hex}.v1"),
+        }
+    }
+}
+
+/// Where a tool keeps its replays: `dir`, inside the root's `lockgraph` (`.lockgraph/`),
+/// and the build whose replays count.
+pub struct Place<'a> {
+    pub lockgraph: &'a Path,
+    pub dir: &'a Path,
+    pub engine: &'a str,
+}
+
+/// Everything a run's output is computed from, hashed as it is told; `None` from
+/// [`Fingerprint::finish`] when some input could not be told (a file whose stat is
+/// unknown), so that no replay is used or kept.
+pub struct Fingerprint {
+    /// Buffered: postcard writes a field at a time, and SHA-256 takes whole blocks best
+    /// (a stat per file, at 100,000 files).
+    hash: io::BufWriter<HashWriter>,
+    /// The latest mtime or ctime of the files told by stat.
+    latest_ns: i128,
+    complete: bool,
+}
+
+#[derive(Debug)]
+struct HashWriter(Sha256);
+
+impl Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Fingerprint {
+    /// Starts with the command line.
+    pub fn new(key: &Key) -> Fingerprint {
+        let mut f = Fingerprint {
+            hash: io::BufWriter::with_capacity(1 << 16, HashWriter(Sha256::new())),
+            latest_ns: i128::MIN,
+            complete: true,
+        };
+        f.put(key.text.as_str());
+        f
+    }
+
+    /// Tells `value`, as postcard encodes it: a tool tells its inputs in an order of its
+    /// own, each tagged, so that no two different sequences encode alike.
+    pub fn put<T: Serialize + ?Sized>(&mut self, value: &T) {
+        postcard::to_io(value, &mut self.hash).expect("hashing cannot fail");
+    }
+
+    /// Notes a stat that was told (with [`Fingerprint::put`]): the racy rule is applied
+    /// to the latest.
+    pub fn saw(&mut self, stat: &Stat) {
+        self.latest_ns = self.latest_ns.max(stat.mtime_ns).max(stat.ctime_ns);
+    }
+
+    /// A file that is there but whose stat is not known: nothing can be vouched for.
+    pub fn unknown(&mut self) {
+        self.complete = false;
+    }
+
+    /// The digest, and the latest time among the stats, unless something was unknown.
+    pub fn finish(self) -> Option<Told> {
+        let hash = self.hash.into_inner().expect("hashing cannot fail").0;
+        self.complete.then(|| Told {
+            digest: HashBytes(hash.finalize().into()),
+            latest_ns: self.latest_ns,
+        })
+    }
+}
+
+/// A finished [`Fingerprint`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Told {
+    pub digest: HashBytes,
+    pub latest_ns: i128,
+}
+
+/// What a replay file says besides the output.
+#[derive(Serialize, Deserialize)]
+struct Header<E> {
+    digest: HashBytes,
+    /// What the tool keeps beside the fingerprint (soil-lock: the files its oracles
+    /// named, which a later run looks up again).
+    extra: E,
+    /// The run's exit: 0 (`true`) or 1.
+    clean: bool,
+    /// The output is kept (else this is a stub, which says only what the inputs were).
+    output_kept: bool,
+}
+
+/// A replay file as read, checked whole, not yet matched.
+pub struct Replay<E> {
+    bytes: Vec<u8>,
+    output: std::ops::Range<usize>,
+    header: Header<E>,
+    written_ns: i128,
+}
+
+impl<E> Replay<E> {
+    pub fn extra(&self) -> &E {
+        &self.header.extra
+    }
+
+    /// Whether a run whose inputs are `now` would print what was kept: the same inputs,
+    /// each stat older than the replay file, and the output kept.
+    pub fn matches(&self, now: &Told) -> bool {
+        self.header.output_kept
+            && now.digest == self.header.digest
+            && now.latest_ns < self.written_ns
+    }
+
+    /// The fingerprint the kept run had: [`record`] keeps the output of a run whose
+    /// inputs are these.
+    pub fn digest(&self) -> HashBytes {
+        self.header.digest
+    }
+
+    /// Prints the kept output on standard output; whether the run was clean (exit 0).
+    pub fn print(&self) -> bool {
+        crate::logging::count("replayed", || 1);
+        let mut out = io::stdout().lock();
+        out.write_all(&self.bytes[self.output.clone()])
+            .and_then(|()| out.flush())
+            .unwrap_or_else(|e| crate::output::failed(&e));
+        self.header.clean
+    }
+}
+
+/// The replay kept for `key` in `place`, if there is a whole one from its build; what a
+/// killed run left in the directory is swept first (a replayed run opens no cache, whose
+/// opening sweeps too).
+pub fn load<E: DeserializeOwned>(place: &Place, key: &Key) -> Option<Replay<E>> {
+    crate::fsutil::sweep_leftovers(place.dir);
+    let path = place.dir.join(&key.file);
+    let (file, meta) = crate::fsutil::open_regular_stat(&path).ok()?;
+    let written_ns = Stat::of(&meta).mtime_ns;
+    let bytes = crate::fsutil::read_sized(file, meta.len()).ok()?;
+    let parsed = parse(&bytes, place.engine);
+    if parsed.is_none() {
+        tracing::debug!("{}: not a replay of this build; ignored", path.display());
+    }
+    let (output, header) = parsed?;
+    Some(Replay {
+        bytes,
+        output,
+        header,
+        written_ns,
+    })
+}
+
+/// The output's range and the header of a replay file's `bytes`, if whole and of `engine`.
+fn parse<E: DeserializeOwned>(
+    bytes: &[u8],
+    engine: &str,
+) -> Option<(std::ops::Range<usize>, Header<E>)> {
+    let body_end = bytes.len().checked_sub(TRAILER)?;
+    if !bytes.starts_with(MAGIC) || body_end < MAGIC.len() {
+        return None;
+    }
+    let word = |at: usize, len: usize| -> u64 {
+        let mut b = [0u8; 8];
+        b[..len].copy_from_slice(&bytes[at..at + len]);
+        u64::from_le_bytes(b)
+    };
+    let output_len = usize::try_from(word(body_end, 8)).ok()?;
+    let header_len = word(body_end + 8, 4) as usize;
+    let crc = word(body_end + 12, 4) as u32;
+    if crc32fast::hash(&bytes[..body_end + 12]) != crc {
+        return None;
+    }
+    let output_end = MAGIC.len().checked_add(output_len)?;
+    if output_end.checked_add(header_len)? != body_end {
+        return None;
+    }
+    let (written_by, header): (&str, Header<E>) =
+        postcard::from_bytes(&bytes[output_end..body_end]).ok()?;
+    (written_by == engine).then_some((MAGIC.len()..output_end, header))
+}
+
+/// Standard output, and the replay file being written beside it (until a write to it
+/// fails: then the replay is dropped, and the run goes on).
+struct Recorder<'a, W: Write> {
+    out: W,
+    replay: Option<&'a mut dyn Write>,
+    crc: crc32fast::Hasher,
+    len: u64,
+}
+
+impl<W: Write> Recorder<'_, W> {
+    fn keep(&mut self, buf: &[u8]) {
+        if let Some(replay) = &mut self.replay {
+            if replay.write_all(buf).is_ok() {
+                self.crc.update(buf);
+                self.len += buf.len() as u64;
+            } else {
+                self.replay = None;
+            }
+        }
+    }
+}
+
+impl<W: Write> Write for Recorder<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.keep(&buf[..n]);
+        Ok(n)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.out.write_all(buf)?;
+        self.keep(buf);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Runs `run`, which writes the command's output to the writer it is given (standard
+/// output, buffered) and returns its result (clean or not) and whether it warned of
+/// anything a replay would not repeat; and keeps the replay of `key` in `place` for the
+/// inputs `told` (and the tool's `extra`), if the run ended with exit 0 or 1 and warned
+/// of nothing: with the output if `previous`, the digest of the replay or stub kept
+/// before, is `told`'s, else as a stub. A replay that cannot be written is not kept,
+/// silently: the run's own output is whole either way.
+pub fn record<E: Serialize>(
+    place: &Place,
+    key: &Key,
+    told: Told,
+    extra: E,
+    previous: Option<HashBytes>,
+    run: impl FnOnce(&mut dyn Write) -> (Result<bool, Failure>, bool),
+) -> Result<bool, Failure> {
+    // A stat not older than the replay file never lets it match (a file in the same
+    // clock tick, or dated in the future): such a replay would only be written again.
+    if told.latest_ns >= crate::statcache::now_ns() {
+        return unrecorded(run);
+    }
+    if previous != Some(told.digest) {
+        let (result, warned) = crate::output::to_stdout(run);
+        if let (Ok(clean), false) = (&result, warned) {
+            let header = Header {
+                digest: told.digest,
+                extra: &extra,
+                clean: *clean,
+                output_kept: false,
+            };
+            let _ = write_stub(place, key, &header);
+        }
+        return result;
+    }
+    let mut run = Some(run);
+    let mut outcome = None;
+    let kept = crate::fsutil::create_cache_dir(place.lockgraph, place.dir).and_then(|()| {
+        crate::fsutil::write_atomic_unsynced_with(
+            crate::fsutil::root_of(place.lockgraph),
+            &place.dir.join(&key.file),
+            |file| {
+                file.write_all(MAGIC)?;
+                let mut out = Recorder {
+                    out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+                    replay: Some(file),
+                    crc: crc32fast::Hasher::new(),
+                    len: 0,
+                };
+                out.crc.update(MAGIC);
+                let (result, warned) = (run.take().expect("run once"))(&mut out);
+                out.flush().unwrap_or_else(|e| crate::output::failed(&e));
+                let Recorder {
+                    replay, crc, len, ..
+                } = out;
+                let kept = match (&result, warned, replay) {
+                    (Ok(clean), false, Some(file)) => Some((*clean, file)),
+                    _ => None,
+                };
+                outcome = Some(result);
+                let Some((clean, file)) = kept else {
+                    return Err(io::Error::other("not kept"));
+                };
+                let header = Header {
+                    digest: told.digest,
+                    extra: &extra,
+                    clean,
+                    output_kept: true,
+                };
+                file.write_all(&trailer(place, &header, len, crc)?)
+            },
+        )
+    });
+    if kept.is_ok() {
+        forget_the_oldest(place.dir);
+    }
+    if let Some(result) = outcome {
+        return result;
+    }
+    // The replay file could not even be begun: the command runs as it would without.
+    unrecorded(run.expect("not begun"))
+}
+
+/// The end of a replay file whose output, `len` bytes, is written: the header, the
+/// lengths and the CRC, which `crc` has taken everything before into.
+fn trailer<E: Serialize>(
+    place: &Place,
+    header: &Header<&E>,
+    len: u64,
+    mut crc: crc32fast::Hasher,
+) -> io::Result<Vec<u8>> {
+    let mut trailer = postcard::to_stdvec(&(place.engine, header)).map_err(io::Error::other)?;
+    let header_len = trailer.len() as u32;
+    trailer.extend_from_slice(&len.to_le_bytes());
+    trailer.extend_from_slice(&header_len.to_le_bytes());
+    crc.update(&trailer);
+    trailer.extend_from_slice(&crc.finalize().to_le_bytes());
+    Ok(trailer)
+}
+
+/// Writes the stub of `key` (a replay file without output).
+fn write_stub<E: Serialize>(place: &Place, key: &Key, header: &Header<&E>) -> io::Result<()> {
+    crate::fsutil::create_cache_dir(place.lockgraph, place.dir)?;
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(MAGIC);
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend(trailer(place, header, 0, crc)?);
+    crate::fsutil::write_atomic_unsynced_with(
+        crate::fsutil::root_of(place.lockgraph),
+        &place.dir.join(&key.file),
+        |file| file.write_all(&bytes),
+    )?;
+    forget_the_oldest(place.dir);
+    Ok(())
+}
+
+/// Runs `run` with standard output alone.
+fn unrecorded(
+    run: impl FnOnce(&mut dyn Write) -> (Result<bool, Failure>, bool),
+) -> Result<bool, Failure> {
+    crate::output::to_stdout(run).0
+}
+
+/// Removes the least recently written replays beyond [`KEPT`].
+fn forget_the_oldest(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut replays: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("replay-") && name.ends_with(".v1")
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    if replays.len() <= KEPT {
+        return;
+    }
+    replays.sort();
+    for (_, path) in &replays[..replays.len() - KEPT] {
+        let _ = fs::remove_file(path);
+    }
+}
