@@ -120,7 +120,7 @@ impl Fingerprint {
     /// Notes a stat that was told (with [`Fingerprint::put`]): the racy rule is applied
     /// to the latest.
     pub fn saw(&mut self, stat: &Stat) {
-        self.latest_ns = self.latest_ns.max(stat.mtime_ns).max(stat.ctime_ns);
+        self.latest_ns = self.latest_ns.max(latest_ns(stat));
     }
 
     /// A file that is there but whose stat is not known: nothing can be vouched for.
@@ -136,6 +136,11 @@ impl Fingerprint {
             latest_ns: self.latest_ns,
         })
     }
+}
+
+/// A stat's latest time: its mtime or its ctime.
+pub fn latest_ns(stat: &Stat) -> i128 {
+    stat.mtime_ns.max(stat.ctime_ns)
 }
 
 /// A finished [`Fingerprint`].
@@ -177,6 +182,14 @@ impl<E> Replay<E> {
         self.header.output_kept
             && now.digest == self.header.digest
             && now.latest_ns < self.written_ns
+    }
+
+    /// Whether a run whose stats' latest mtime or ctime is `latest_ns` could match: the
+    /// output is kept, and no stat is as new as the replay file. Asked before the
+    /// fingerprint is computed: after an edit it is not, and the run that computes the
+    /// output computes the fingerprint beside it, off the walk's path.
+    pub fn could_match(&self, latest_ns: i128) -> bool {
+        self.header.output_kept && latest_ns < self.written_ns
     }
 
     /// The fingerprint the kept run had: [`record`] keeps the output of a run whose

@@ -240,9 +240,20 @@ impl Root {
         let mut previous = None;
         if let (Some(key), Some(kept)) = (replay, kept) {
             let _phase = crate::logging::phase("match the replay");
-            let now = walked_inputs(key, &dir, &text, &walked, &private, kept.extra());
-            if now.is_some_and(|now| kept.matches(&now)) && !warned() {
-                return Ok(Opened::Replayed(kept.print()));
+            // The definitions' stats first: after an edit, nothing else is asked.
+            let stats = walked
+                .definitions
+                .iter()
+                .flat_map(|l| [l.tr, l.lock, l.soil]);
+            let latest = stats.filter_map(|f| match f {
+                walk::File::Present(Some(stat)) => Some(crate::replay::latest_ns(&stat)),
+                walk::File::Present(None) | walk::File::Absent => None,
+            });
+            if kept.could_match(latest.max().unwrap_or(i128::MIN)) {
+                let now = walked_inputs(key, &dir, &text, &walked, &private, kept.extra());
+                if now.is_some_and(|now| kept.matches(&now)) && !warned() {
+                    return Ok(Opened::Replayed(kept.print()));
+                }
             }
             previous = Some(kept.digest());
         }

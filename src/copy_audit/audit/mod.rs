@@ -18,7 +18,7 @@ use super::workspace::Workspace;
 use super::{Failure, Outcome};
 use crate::config::PathMatcher;
 use crate::progress::Progress;
-use crate::replay::{Key, Replay, Told};
+use crate::replay::{Key, Replay};
 use crate::statcache::HashBytes;
 use list::list_unsegmented;
 use lockgraph_queries::copy::engine::EntryState;
@@ -38,7 +38,7 @@ pub fn run(
         unnamed,
         caches,
         lock,
-        missed,
+        previous,
     } = match open_inputs(ws, args, matcher, key)? {
         Opened::Inputs(inputs) => *inputs,
         Opened::Replayed(Outcome::Clean) => return Ok(Outcome::Clean),
@@ -68,9 +68,11 @@ pub fn run(
             summary.problems.shard = matcher.shard().map(|s| s.to_string());
             drop(count);
             let _print = crate::logging::phase("print");
-            let told =
-                key.and_then(|key| Some((key, told(key, ws, &lock, &audit, &unnamed, &missed)?)));
-            let previous = missed.map(|m| m.previous);
+            // Beside the caches being saved.
+            let told = key.and_then(|key| {
+                let files = audit.files().map(|a| (a.path.as_str(), a.stat.as_ref()));
+                Some((key, replay::told(key, ws, lock.stat(), files, &unnamed)?))
+            });
             let clean = outcome(&summary) == Outcome::Clean;
             let write = |out: &mut dyn std::io::Write| {
                 report::write_audit(out, ws, &summary, &audit, format)
@@ -94,35 +96,6 @@ pub fn run(
     Ok(outcome)
 }
 
-/// This run's inputs, for its replay: as the walk told them when a replay did not match
-/// (the audit knows a file by the walk's stat), unless a file could not be read or the
-/// lockfile is not the one the walk saw; else from the audit.
-fn told(
-    key: &Key,
-    ws: &Workspace,
-    lock: &LockView,
-    audit: &super::session::Audit,
-    unnamed: &[String],
-    missed: &Option<Missed>,
-) -> Option<Told> {
-    if let Some(m) = missed
-        && m.lock.as_ref() == lock.stat()
-        && audit.files().all(|a| a.stat.is_some())
-    {
-        return m.told;
-    }
-    let files = audit.files().map(|a| (a.path.as_str(), a.stat.as_ref()));
-    replay::told(key, ws, lock.stat(), files, unnamed)
-}
-
-/// A replay (or stub) that did not match: its digest, and this run's inputs as the walk
-/// told them, with the lockfile's stat they were told with.
-struct Missed {
-    previous: HashBytes,
-    told: Option<Told>,
-    lock: Option<Stat>,
-}
-
 /// What an audit starts from.
 struct Inputs<'a> {
     /// The files in scope, in path order, with the stats the walk took (if it took them).
@@ -131,8 +104,8 @@ struct Inputs<'a> {
     unnamed: Vec<String>,
     caches: Option<Caches>,
     lock: LockView<'a>,
-    /// The replay (or stub) kept for the command line, which did not match.
-    missed: Option<Missed>,
+    /// The digest of the replay (or stub) kept for the command line, which did not match.
+    previous: Option<HashBytes>,
 }
 
 /// What [`open_inputs`] comes to: the inputs of an audit, or a replay printed in its
@@ -184,29 +157,28 @@ fn open_inputs<'a>(
     );
     let super::workspace::InScope { files, unnamed } = files?;
     drop(walk);
-    let mut missed = None;
+    let mut previous = None;
     let (caches, lock) = match (beside, key) {
         (Beside::Opened(opening), _) => *opening,
         (Beside::Kept(kept), Some(key)) => {
             let phase = crate::logging::phase("match the replay");
             let lock = replay::lock_stat(ws);
-            let now = lock.and_then(|lock| {
-                let files = files
-                    .iter()
-                    .map(|(path, stat)| (path.as_str(), stat.as_ref()));
-                replay::told(key, ws, lock.as_ref(), files, &unnamed)
-            });
-            if now.is_some_and(|now| kept.matches(&now)) {
-                return Ok(Opened::Replayed(match kept.print() {
-                    true => Outcome::Clean,
-                    false => Outcome::Failed,
-                }));
+            let stats = files.iter().filter_map(|(_, stat)| stat.as_ref());
+            let latest = stats.chain(lock.iter().flatten());
+            let latest = latest.map(crate::replay::latest_ns).max();
+            if kept.could_match(latest.unwrap_or(i128::MIN)) {
+                let now = lock.and_then(|lock| {
+                    let files = files.iter().map(|(path, s)| (path.as_str(), s.as_ref()));
+                    replay::told(key, ws, lock.as_ref(), files, &unnamed)
+                });
+                if now.is_some_and(|now| kept.matches(&now)) {
+                    return Ok(Opened::Replayed(match kept.print() {
+                        true => Outcome::Clean,
+                        false => Outcome::Failed,
+                    }));
+                }
             }
-            missed = lock.map(|lock| Missed {
-                previous: kept.digest(),
-                told: now,
-                lock,
-            });
+            previous = Some(kept.digest());
             drop((phase, kept));
             let _open = crate::logging::phase("open caches");
             open_caches(ws, args)
@@ -220,7 +192,7 @@ fn open_inputs<'a>(
         unnamed,
         caches,
         lock,
-        missed,
+        previous,
     })))
 }
 
