@@ -148,6 +148,7 @@ for n in $SOIL_SIZES; do
   edit="$dir/m000/d1.tr"
   read -r floor _ < <(measure ":" "$FLOOR" "$dir" tr lock soil)
   read -r cold rss_cold < <(measure "rm -rf '$dir/.lockgraph'" "$SOIL_LOCK" --root "$dir" status --json)
+  "$SOIL_LOCK" --root "$dir" status --json >/dev/null || true
   read -r warm rss_warm < <(measure ":" "$SOIL_LOCK" --root "$dir" status --json)
   read -r edited rss_edit < <(measure "echo 'More prose '\$RANDOM'.' >> '$edit'" "$SOIL_LOCK" --root "$dir" status --json)
   rss=$(printf '%s\n' "$rss_cold" "$rss_warm" "$rss_edit" | sort -n | tail -n 1)

@@ -163,10 +163,12 @@ struct Header<E> {
     output_kept: bool,
 }
 
-/// A replay file as read, checked whole, not yet matched.
+/// A replay file, checked whole and its header read, not yet matched. Its output stays
+/// in the file until it is printed: it is as large as the report (hundreds of megabytes
+/// with many findings), which a replayed run never holds.
 pub struct Replay<E> {
-    bytes: Vec<u8>,
-    output: std::ops::Range<usize>,
+    file: fs::File,
+    output_len: u64,
     header: Header<E>,
     written_ns: i128,
 }
@@ -198,12 +200,16 @@ impl<E> Replay<E> {
         self.header.digest
     }
 
-    /// Prints the kept output on standard output; whether the run was clean (exit 0).
+    /// Prints the kept output on standard output, copied from the file by the kernel where
+    /// it can; whether the run was clean (exit 0).
     pub fn print(&self) -> bool {
+        use std::io::{Read, Seek};
         crate::logging::count("replayed", || 1);
         let mut out = io::stdout().lock();
-        out.write_all(&self.bytes[self.output.clone()])
-            .and_then(|()| out.flush())
+        let mut file = &self.file;
+        file.seek(io::SeekFrom::Start(MAGIC.len() as u64))
+            .and_then(|_| io::copy(&mut file.take(self.output_len), &mut out))
+            .and_then(|_| out.flush())
             .unwrap_or_else(|e| crate::output::failed(&e));
         self.header.clean
     }
@@ -217,47 +223,59 @@ pub fn load<E: DeserializeOwned>(place: &Place, key: &Key) -> Option<Replay<E>> 
     let path = place.dir.join(&key.file);
     let (file, meta) = crate::fsutil::open_regular_stat(&path).ok()?;
     let written_ns = Stat::of(&meta).mtime_ns;
-    let bytes = crate::fsutil::read_sized(file, meta.len()).ok()?;
-    let parsed = parse(&bytes, place.engine);
+    let parsed = parse(&file, meta.len(), place.engine);
     if parsed.is_none() {
         tracing::debug!("{}: not a replay of this build; ignored", path.display());
     }
-    let (output, header) = parsed?;
+    let (output_len, header) = parsed?;
     Some(Replay {
-        bytes,
-        output,
+        file,
+        output_len,
         header,
         written_ns,
     })
 }
 
-/// The output's range and the header of a replay file's `bytes`, if whole and of `engine`.
-fn parse<E: DeserializeOwned>(
-    bytes: &[u8],
-    engine: &str,
-) -> Option<(std::ops::Range<usize>, Header<E>)> {
-    let body_end = bytes.len().checked_sub(TRAILER)?;
-    if !bytes.starts_with(MAGIC) || body_end < MAGIC.len() {
+/// The output's length and the header of the replay file `file` (`len` bytes), if it is
+/// whole and of `engine`: its trailer and header read first, then its CRC over every
+/// byte, a block at a time.
+fn parse<E: DeserializeOwned>(file: &fs::File, len: u64, engine: &str) -> Option<(u64, Header<E>)> {
+    use std::os::unix::fs::FileExt;
+    let body_end = len.checked_sub(TRAILER as u64)?;
+    let mut magic = [0u8; MAGIC.len()];
+    file.read_exact_at(&mut magic, 0).ok()?;
+    if &magic != MAGIC || body_end < MAGIC.len() as u64 {
         return None;
     }
+    let mut trailer = [0u8; TRAILER];
+    file.read_exact_at(&mut trailer, body_end).ok()?;
     let word = |at: usize, len: usize| -> u64 {
         let mut b = [0u8; 8];
-        b[..len].copy_from_slice(&bytes[at..at + len]);
+        b[..len].copy_from_slice(&trailer[at..at + len]);
         u64::from_le_bytes(b)
     };
-    let output_len = usize::try_from(word(body_end, 8)).ok()?;
-    let header_len = word(body_end + 8, 4) as usize;
-    let crc = word(body_end + 12, 4) as u32;
-    if crc32fast::hash(&bytes[..body_end + 12]) != crc {
-        return None;
-    }
-    let output_end = MAGIC.len().checked_add(output_len)?;
+    let (output_len, header_len, crc) = (word(0, 8), word(8, 4), word(12, 4) as u32);
+    let output_end = (MAGIC.len() as u64).checked_add(output_len)?;
     if output_end.checked_add(header_len)? != body_end {
         return None;
     }
-    let (written_by, header): (&str, Header<E>) =
-        postcard::from_bytes(&bytes[output_end..body_end]).ok()?;
-    (written_by == engine).then_some((MAGIC.len()..output_end, header))
+    let mut header = vec![0u8; usize::try_from(header_len).ok()?];
+    file.read_exact_at(&mut header, output_end).ok()?;
+    let (written_by, header): (&str, Header<E>) = postcard::from_bytes(&header).ok()?;
+    if written_by != engine {
+        return None;
+    }
+    let mut hasher = crc32fast::Hasher::new();
+    let mut block = vec![0u8; (1 << 20).min(body_end as usize)];
+    let mut at = 0;
+    while at < body_end {
+        let n = block.len().min((body_end - at) as usize);
+        file.read_exact_at(&mut block[..n], at).ok()?;
+        hasher.update(&block[..n]);
+        at += n as u64;
+    }
+    hasher.update(&trailer[..12]);
+    (hasher.finalize() == crc).then_some((output_len, header))
 }
 
 /// Standard output, and the replay file being written beside it (until a write to it

@@ -41,8 +41,7 @@ pub fn run(
         previous,
     } = match open_inputs(ws, args, matcher, key)? {
         Opened::Inputs(inputs) => *inputs,
-        Opened::Replayed(Outcome::Clean) => return Ok(Outcome::Clean),
-        Opened::Replayed(Outcome::Failed) => return Ok(Outcome::Failed),
+        Opened::Replayed(outcome) => return Ok(outcome),
     };
     if args.list_unsegmented {
         return list_unsegmented(ws, &lock, &files, format, caches);
@@ -116,9 +115,9 @@ enum Opened<'a> {
 }
 
 /// The caches and the lockfile, opened, or the replay kept for the command line, loaded.
-enum Beside<'a> {
+enum Beside<'a, 'k> {
     Opened(Box<Opening<'a>>),
-    Kept(Replay<()>),
+    Kept(Replay<()>, &'k Key),
 }
 
 /// The caches, and the lockfile opened with them unless they could not be.
@@ -150,40 +149,29 @@ fn open_inputs<'a>(
             let _walk = crate::logging::phase("  walk and stat");
             ws.scope(matcher, stat_walk)
         },
-        || match key.filter(|_| stat_walk).and_then(|k| replay::load(ws, k)) {
-            Some(kept) => Beside::Kept(kept),
-            None => Beside::Opened(Box::new(open_caches(ws, args))),
+        || {
+            let kept = key.filter(|_| stat_walk);
+            match kept.and_then(|key| Some((replay::load(ws, key)?, key))) {
+                Some((kept, key)) => Beside::Kept(kept, key),
+                None => Beside::Opened(Box::new(open_caches(ws, args))),
+            }
         },
     );
     let super::workspace::InScope { files, unnamed } = files?;
     drop(walk);
     let mut previous = None;
-    let (caches, lock) = match (beside, key) {
-        (Beside::Opened(opening), _) => *opening,
-        (Beside::Kept(kept), Some(key)) => {
+    let (caches, lock) = match beside {
+        Beside::Opened(opening) => *opening,
+        Beside::Kept(kept, key) => {
             let phase = crate::logging::phase("match the replay");
-            let lock = replay::lock_stat(ws);
-            let stats = files.iter().filter_map(|(_, stat)| stat.as_ref());
-            let latest = stats.chain(lock.iter().flatten());
-            let latest = latest.map(crate::replay::latest_ns).max();
-            if kept.could_match(latest.unwrap_or(i128::MIN)) {
-                let now = lock.and_then(|lock| {
-                    let files = files.iter().map(|(path, s)| (path.as_str(), s.as_ref()));
-                    replay::told(key, ws, lock.as_ref(), files, &unnamed)
-                });
-                if now.is_some_and(|now| kept.matches(&now)) {
-                    return Ok(Opened::Replayed(match kept.print() {
-                        true => Outcome::Clean,
-                        false => Outcome::Failed,
-                    }));
-                }
+            if let Some(outcome) = replay::print_if_matched(&kept, key, ws, &files, &unnamed) {
+                return Ok(Opened::Replayed(outcome));
             }
             previous = Some(kept.digest());
             drop((phase, kept));
             let _open = crate::logging::phase("open caches");
             open_caches(ws, args)
         }
-        (Beside::Kept(_), None) => unreachable!("a replay is loaded for a key"),
     };
     let caches = caches.map_err(|e| Failure::new(e.to_string()))?;
     let lock = lock.expect("opened with the caches")?;

@@ -16,6 +16,7 @@
 //! nothing kept. The warnings an audit can give past the walk are about the caches (set
 //! aside, not saved) or the remote cache (unreachable): a replay uses neither.
 
+use super::super::Outcome;
 use super::super::cli::Cli;
 use super::super::workspace::Workspace;
 use crate::replay::{self, Fingerprint, Key, Place, Replay, Told};
@@ -55,12 +56,38 @@ pub fn load(ws: &Workspace, key: &Key) -> Option<Replay<()>> {
 
 /// The lockfile's stat now: `Some(None)` when there is none, `None` when it cannot be
 /// told (it cannot be read either: the run will fail on it).
-pub fn lock_stat(ws: &Workspace) -> Option<Option<Stat>> {
+fn lock_stat(ws: &Workspace) -> Option<Option<Stat>> {
     match std::fs::metadata(&ws.lock_path) {
         Ok(meta) => Some(Some(Stat::of(&meta))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
         Err(_) => None,
     }
+}
+
+/// Prints `kept`, the replay of `key`, if this run's inputs match it (`files` with the
+/// walk's stats, `unnamed`, the lockfile now), and says how that run ended. Its stats
+/// are asked first: after an edit one is newer than the replay, and nothing is hashed.
+pub fn print_if_matched(
+    kept: &Replay<()>,
+    key: &Key,
+    ws: &Workspace,
+    files: &[(String, Option<Stat>)],
+    unnamed: &[String],
+) -> Option<Outcome> {
+    let lock = lock_stat(ws)?;
+    let stats = files.iter().filter_map(|(_, stat)| stat.as_ref());
+    let latest = stats.chain(&lock).map(replay::latest_ns).max();
+    if !kept.could_match(latest.unwrap_or(i128::MIN)) {
+        return None;
+    }
+    let files = files
+        .iter()
+        .map(|(path, stat)| (path.as_str(), stat.as_ref()));
+    let now = told(key, ws, lock.as_ref(), files, unnamed)?;
+    kept.matches(&now).then(|| match kept.print() {
+        true => Outcome::Clean,
+        false => Outcome::Failed,
+    })
 }
 
 /// The fingerprint of an audit of `files` (in path order, each with the stat its bytes
