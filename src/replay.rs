@@ -25,9 +25,9 @@
 //!
 //! A replay file: [`MAGIC`], the output, the header (the engine that wrote it, the
 //! fingerprint's digest, the tool's extra, the exit, whether the output is kept), the
-//! output's length (8 bytes), the
-//! header's (4), and a CRC32 of everything before it (4), all little-endian. The output
-//! is written as it streams to standard output, never held whole.
+//! output's length (8 bytes), the header's (4), and a CRC32 of everything before it (4),
+//! all little-endian. The output is never held whole: it is written as it streams to
+//! standard output, checked a block at a time, and copied out of the file when replayed.
 
 use crate::Failure;
 use crate::statcache::{HashBytes, Stat};
