@@ -217,7 +217,7 @@ fn an_edit_before_every_run_keeps_only_stubs() {
 }
 
 #[test]
-fn a_replayed_run_writes_nothing_and_a_damaged_replay_is_written_over() {
+fn a_replayed_run_writes_nothing_sweeps_leftovers_and_a_damaged_replay_is_written_over() {
     use std::os::unix::fs::MetadataExt;
     let tree = aged_copy();
     until_replayed(&tree, &["--json"]);
@@ -233,8 +233,12 @@ fn a_replayed_run_writes_nothing_and_a_damaged_replay_is_written_over() {
             .collect()
     };
     let before = identities();
+    // What a killed run left is swept even by a run that opens no cache.
+    let leftover = tree.path(".lockgraph/findings/.b0-00.v1.999999999.0.lockgraph-tmp");
+    fs::write(&leftover, b"half a shard").unwrap();
     assert!(run(&tree, &["--json"]).3);
     assert_eq!(identities(), before);
+    assert!(!leftover.exists(), "swept");
     let replay = replays(&tree).remove(0);
     let good = fs::read(&replay).unwrap();
     let expected = computed(&tree, &["--json"]);

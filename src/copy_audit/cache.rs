@@ -355,14 +355,19 @@ impl Caches {
         root.join(CACHE_DIR).join(STAT_FILE).is_file()
     }
 
+    /// Removes what a run killed while saving left in `dir` (`.lockgraph/`, which the walk
+    /// does not enter) and its findings directory.
+    pub fn sweep(dir: &Path) {
+        crate::fsutil::sweep_leftovers(dir);
+        crate::fsutil::sweep_leftovers(&dir.join(FINDINGS_DIR));
+    }
+
     /// Opens (and, if needed, repairs) the caches under `root/.lockgraph`; an error when
     /// that directory leads outside the root ([`crate::fsutil::cache_dir`]).
     pub fn open(root: &Path) -> std::io::Result<Caches> {
         let dir = crate::fsutil::cache_dir(root)?;
         crate::fsutil::dir_inside_root(root, &dir.join(FINDINGS_DIR))?;
-        // What a run killed while saving left (the walk does not enter `.lockgraph/`).
-        crate::fsutil::sweep_leftovers(&dir);
-        crate::fsutil::sweep_leftovers(&dir.join(FINDINGS_DIR));
+        Caches::sweep(&dir);
         let mut caches = Caches {
             dir,
             stat_written_ns: 0,

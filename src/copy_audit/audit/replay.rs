@@ -49,9 +49,14 @@ fn place<T>(ws: &Workspace, with: impl FnOnce(&Place) -> T) -> Option<T> {
     }))
 }
 
-/// The replay kept for `key` in `ws`, if there is a whole one from this build.
+/// The replay kept for `key` in `ws`, if there is a whole one from this build. What a
+/// killed run left in the caches' directories is swept first, as opening them would.
 pub fn load(ws: &Workspace, key: &Key) -> Option<Replay<()>> {
-    place(ws, |place| replay::load(place, key)).flatten()
+    place(ws, |place| {
+        super::super::cache::Caches::sweep(place.dir);
+        replay::load(place, key)
+    })
+    .flatten()
 }
 
 /// The lockfile's stat now: `Some(None)` when there is none, `None` when it cannot be
