@@ -67,10 +67,10 @@ impl Key {
 
 /// Where a tool keeps its replays: `dir`, inside the root's `lockgraph` (`.lockgraph/`),
 /// and the build whose replays count.
-pub struct Place<'a> {
-    pub lockgraph: &'a Path,
-    pub dir: &'a Path,
-    pub engine: &'a str,
+pub struct Place {
+    pub lockgraph: PathBuf,
+    pub dir: PathBuf,
+    pub engine: String,
 }
 
 /// Everything a run's output is computed from, hashed as it is told; `None` from
@@ -139,7 +139,7 @@ impl Fingerprint {
 }
 
 /// A stat's latest time: its mtime or its ctime.
-pub fn latest_ns(stat: &Stat) -> i128 {
+fn latest_ns(stat: &Stat) -> i128 {
     stat.mtime_ns.max(stat.ctime_ns)
 }
 
@@ -186,12 +186,12 @@ impl<E> Replay<E> {
             && now.latest_ns < self.written_ns
     }
 
-    /// Whether a run whose stats' latest mtime or ctime is `latest_ns` could match: the
-    /// output is kept, and no stat is as new as the replay file. Asked before the
+    /// Whether a run whose files have the stats `stats` could match: the output is kept,
+    /// and no stat's mtime or ctime is as new as the replay file. Asked before the
     /// fingerprint is computed: after an edit it is not, and the run that computes the
     /// output computes the fingerprint beside it, off the walk's path.
-    pub fn could_match(&self, latest_ns: i128) -> bool {
-        self.header.output_kept && latest_ns < self.written_ns
+    pub fn could_match<'s>(&self, stats: impl IntoIterator<Item = &'s Stat>) -> bool {
+        self.header.output_kept && stats.into_iter().all(|s| latest_ns(s) < self.written_ns)
     }
 
     /// The fingerprint the kept run had: [`record`] keeps the output of a run whose
@@ -215,15 +215,13 @@ impl<E> Replay<E> {
     }
 }
 
-/// The replay kept for `key` in `place`, if there is a whole one from its build; what a
-/// killed run left in the directory is swept first (a replayed run opens no cache, whose
-/// opening sweeps too).
+/// The replay kept for `key` in `place`, if there is a whole one from its build. (A
+/// replayed run opens no cache: the tool sweeps what a killed run left beside it.)
 pub fn load<E: DeserializeOwned>(place: &Place, key: &Key) -> Option<Replay<E>> {
-    crate::fsutil::sweep_leftovers(place.dir);
     let path = place.dir.join(&key.file);
     let (file, meta) = crate::fsutil::open_regular_stat(&path).ok()?;
     let written_ns = Stat::of(&meta).mtime_ns;
-    let parsed = parse(&file, meta.len(), place.engine);
+    let parsed = parse(&file, meta.len(), &place.engine);
     if parsed.is_none() {
         tracing::debug!("{}: not a replay of this build; ignored", path.display());
     }
@@ -323,10 +321,10 @@ impl<W: Write> Write for Recorder<'_, W> {
 /// anything a replay would not repeat; and keeps the replay of `key` in `place` for the
 /// inputs `told` (and the tool's `extra`), if the run ended with exit 0 or 1 and warned
 /// of nothing: with the output if `previous`, the digest of the replay or stub kept
-/// before, is `told`'s, else as a stub. A replay that cannot be written is not kept,
-/// silently: the run's own output is whole either way.
+/// before, is `told`'s, else as a stub. A replay that cannot be written (or has no
+/// `place`) is not kept, silently: the run's own output is whole either way.
 pub fn record<E: Serialize>(
-    place: &Place,
+    place: Option<&Place>,
     key: &Key,
     told: Told,
     extra: E,
@@ -335,9 +333,9 @@ pub fn record<E: Serialize>(
 ) -> Result<bool, Failure> {
     // A stat not older than the replay file never lets it match (a file in the same
     // clock tick, or dated in the future): such a replay would only be written again.
-    if told.latest_ns >= crate::statcache::now_ns() {
+    let Some(place) = place.filter(|_| told.latest_ns < crate::statcache::now_ns()) else {
         return unrecorded(run);
-    }
+    };
     if previous != Some(told.digest) {
         let (result, warned) = crate::output::to_stdout(run);
         if let (Ok(clean), false) = (&result, warned) {
@@ -353,9 +351,9 @@ pub fn record<E: Serialize>(
     }
     let mut run = Some(run);
     let mut outcome = None;
-    let kept = crate::fsutil::create_cache_dir(place.lockgraph, place.dir).and_then(|()| {
+    let kept = crate::fsutil::create_cache_dir(&place.lockgraph, &place.dir).and_then(|()| {
         crate::fsutil::write_atomic_unsynced_with(
-            crate::fsutil::root_of(place.lockgraph),
+            crate::fsutil::root_of(&place.lockgraph),
             &place.dir.join(&key.file),
             |file| {
                 file.write_all(MAGIC)?;
@@ -390,7 +388,7 @@ pub fn record<E: Serialize>(
         )
     });
     if kept.is_ok() {
-        forget_the_oldest(place.dir);
+        forget_the_oldest(&place.dir);
     }
     if let Some(result) = outcome {
         return result;
@@ -407,7 +405,7 @@ fn trailer<E: Serialize>(
     len: u64,
     mut crc: crc32fast::Hasher,
 ) -> io::Result<Vec<u8>> {
-    let mut trailer = postcard::to_stdvec(&(place.engine, header)).map_err(io::Error::other)?;
+    let mut trailer = postcard::to_stdvec(&(&place.engine, header)).map_err(io::Error::other)?;
     let header_len = trailer.len() as u32;
     trailer.extend_from_slice(&len.to_le_bytes());
     trailer.extend_from_slice(&header_len.to_le_bytes());
@@ -418,17 +416,17 @@ fn trailer<E: Serialize>(
 
 /// Writes the stub of `key` (a replay file without output).
 fn write_stub<E: Serialize>(place: &Place, key: &Key, header: &Header<&E>) -> io::Result<()> {
-    crate::fsutil::create_cache_dir(place.lockgraph, place.dir)?;
+    crate::fsutil::create_cache_dir(&place.lockgraph, &place.dir)?;
     let mut crc = crc32fast::Hasher::new();
     crc.update(MAGIC);
     let mut bytes = MAGIC.to_vec();
     bytes.extend(trailer(place, header, 0, crc)?);
     crate::fsutil::write_atomic_unsynced_with(
-        crate::fsutil::root_of(place.lockgraph),
+        crate::fsutil::root_of(&place.lockgraph),
         &place.dir.join(&key.file),
         |file| file.write_all(&bytes),
     )?;
-    forget_the_oldest(place.dir);
+    forget_the_oldest(&place.dir);
     Ok(())
 }
 

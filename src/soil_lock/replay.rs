@@ -87,20 +87,23 @@ impl Fingerprint {
 }
 
 /// Where `root`'s replays are: `.lockgraph/soil`, this build's.
-fn place<T>(root: &Path, with: impl FnOnce(&Place) -> T) -> Option<T> {
+fn place(root: &Path) -> Option<Place> {
     let (lockgraph, dir) = super::cache::dirs(root).ok()?;
     let engine = super::cache::engine_key();
-    Some(with(&Place {
-        lockgraph: &lockgraph,
-        dir: &dir,
-        engine: &engine,
-    }))
+    Some(Place {
+        lockgraph,
+        dir,
+        engine,
+    })
 }
 
 /// The replay kept for `key` in `root`, if there is a whole one from this build. Its extra
-/// is the files the oracles named in the run that is kept.
+/// is the files the oracles named in the run that is kept. What a killed run left in the
+/// directory is swept first, as opening the cache would.
 pub fn load(root: &Path, key: &Key) -> Option<Replay<Vec<ExternalSeen>>> {
-    place(root, |place| replay::load(place, key)).flatten()
+    let place = place(root)?;
+    crate::fsutil::sweep_leftovers(&place.dir);
+    replay::load(&place, key)
 }
 
 /// What a run derived its output from, for its replay: the fingerprint and the files the
@@ -120,20 +123,10 @@ pub fn record(
     inputs: Inputs,
     run: impl FnOnce(&mut dyn Write) -> (Result<bool, Failure>, bool),
 ) -> Result<bool, Failure> {
-    let mut run = Some(run);
-    let recorded = place(root, |place| {
-        let run = run.take().expect("run once");
-        replay::record(
-            place,
-            key,
-            inputs.told,
-            inputs.externals,
-            inputs.previous,
-            run,
-        )
-    });
-    match recorded {
-        Some(result) => result,
-        None => crate::output::to_stdout(run.take().expect("not run")).0,
-    }
+    let Inputs {
+        told,
+        externals,
+        previous,
+    } = inputs;
+    replay::record(place(root).as_ref(), key, told, externals, previous, run)
 }

@@ -241,15 +241,13 @@ impl Root {
         if let (Some(key), Some(kept)) = (replay, kept) {
             let _phase = crate::logging::phase("match the replay");
             // The definitions' stats first: after an edit, nothing else is asked.
-            let stats = walked
-                .definitions
-                .iter()
-                .flat_map(|l| [l.tr, l.lock, l.soil]);
-            let latest = stats.filter_map(|f| match f {
-                walk::File::Present(Some(stat)) => Some(crate::replay::latest_ns(&stat)),
-                walk::File::Present(None) | walk::File::Absent => None,
+            let files = walked.definitions.iter();
+            let stats = files.flat_map(|l| [&l.tr, &l.lock, &l.soil]);
+            let stats = stats.filter_map(|f| match f {
+                walk::File::Present(stat) => stat.as_ref(),
+                walk::File::Absent => None,
             });
-            if kept.could_match(latest.max().unwrap_or(i128::MIN)) {
+            if kept.could_match(stats) {
                 let now = walked_inputs(key, &dir, &text, &walked, &private, kept.extra());
                 if now.is_some_and(|now| kept.matches(&now)) && !warned() {
                     return Ok(Opened::Replayed(kept.print()));

@@ -40,23 +40,21 @@ pub fn key(cli: &Cli) -> Option<Key> {
 }
 
 /// Where `ws`'s replays are: `.lockgraph/`, this build's.
-fn place<T>(ws: &Workspace, with: impl FnOnce(&Place) -> T) -> Option<T> {
+fn place(ws: &Workspace) -> Option<Place> {
     let lockgraph = crate::fsutil::cache_dir(&ws.root).ok()?;
-    Some(with(&Place {
-        lockgraph: &lockgraph,
-        dir: &lockgraph,
-        engine: super::super::cache::ENGINE_VERSION,
-    }))
+    Some(Place {
+        dir: lockgraph.clone(),
+        lockgraph,
+        engine: super::super::cache::ENGINE_VERSION.to_owned(),
+    })
 }
 
 /// The replay kept for `key` in `ws`, if there is a whole one from this build. What a
 /// killed run left in the caches' directories is swept first, as opening them would.
 pub fn load(ws: &Workspace, key: &Key) -> Option<Replay<()>> {
-    place(ws, |place| {
-        super::super::cache::Caches::sweep(place.dir);
-        replay::load(place, key)
-    })
-    .flatten()
+    let place = place(ws)?;
+    super::super::cache::Caches::sweep(&place.dir);
+    replay::load(&place, key)
 }
 
 /// The lockfile's stat now: `Some(None)` when there is none, `None` when it cannot be
@@ -81,8 +79,7 @@ pub fn print_if_matched(
 ) -> Option<Outcome> {
     let lock = lock_stat(ws)?;
     let stats = files.iter().filter_map(|(_, stat)| stat.as_ref());
-    let latest = stats.chain(&lock).map(replay::latest_ns).max();
-    if !kept.could_match(latest.unwrap_or(i128::MIN)) {
+    if !kept.could_match(stats.chain(&lock)) {
         return None;
     }
     let files = files
@@ -132,13 +129,9 @@ pub fn record(
     previous: Option<HashBytes>,
     run: impl FnOnce(&mut dyn Write) -> bool,
 ) {
-    let mut run = Some(run);
-    let recorded = place(ws, |place| {
-        let run = run.take().expect("run once");
-        // The report is written whole or the run ends: it is never a failure.
-        let _ = replay::record(place, key, told, (), previous, |out| (Ok(run(out)), false));
+    // The report is written whole or the run ends: it is never a failure.
+    let place = place(ws);
+    let _ = replay::record(place.as_ref(), key, told, (), previous, |out| {
+        (Ok(run(out)), false)
     });
-    if recorded.is_none() {
-        crate::output::to_stdout(run.take().expect("not run"));
-    }
 }
