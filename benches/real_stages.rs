@@ -13,7 +13,9 @@
 //!   file; the real reviewed entry of `agenda.json`).
 //!
 //! Throughput is in bytes of the files. `cargo bench --bench real_stages` (needs
-//! `../shared/`; without it the bench says so and measures nothing).
+//! `../shared/`; without it the bench says so and measures nothing). Its times move with
+//! the machine's load (a change of 30% between two runs of the same code was seen here):
+//! compare two builds by their instructions, with `real_report` under callgrind.
 
 #[path = "support/real_files.rs"]
 mod real_files;
@@ -24,55 +26,10 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use lockgraph_queries::copy::engine::{self, Source};
 use lockgraph_queries::copy::extract::{Format, PathHints, extract_views};
 use lockgraph_queries::copy::language;
-use lockgraph_queries::copy::lockfile::{self, Entry};
 use lockgraph_queries::copy::structural;
-use lockgraph_queries::hash::ContentHash;
-use real_files::{MARKDOWN, whole_file};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
-
-/// One real file: its format, text, and the entry the agent wrote for it.
-struct File {
-    format: Format,
-    text: String,
-    agent: Entry,
-}
-
-/// The agent's entry of a Markdown file: one whole-file `cs prose` span.
-fn whole_file_entry(text: &str) -> Entry {
-    Entry {
-        content_hash: ContentHash::of(text.as_bytes()).to_string(),
-        segmented_at: "2026-04-12T21:18:18.965Z".into(),
-        reviewed_by: Some("bench".into()),
-        spans: vec![whole_file(text)],
-    }
-}
-
-fn files(shared: &Path) -> Vec<File> {
-    let mut out: Vec<File> = MARKDOWN
-        .iter()
-        .map(|rel| {
-            let text = std::fs::read_to_string(shared.join("58cfea7").join(rel)).unwrap();
-            let agent = whole_file_entry(&text);
-            File {
-                format: Format::Markdown,
-                text,
-                agent,
-            }
-        })
-        .collect();
-    let b14 = shared.join("b14f4c7");
-    let lock =
-        lockfile::parse(&std::fs::read_to_string(b14.join(".copy-editor.lock.json")).unwrap())
-            .unwrap();
-    out.push(File {
-        format: Format::Json,
-        text: std::fs::read_to_string(b14.join("workshop-content/agenda.json")).unwrap(),
-        agent: lock.files["workshop-content/agenda.json"].clone(),
-    });
-    out
-}
 
 fn bench(c: &mut Criterion) {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/harness-lab");
@@ -80,7 +37,7 @@ fn bench(c: &mut Criterion) {
         eprintln!("skipped: {} is missing", shared.display());
         return;
     }
-    let files = files(&shared);
+    let files = real_files::audited(&shared);
     let setup = setup::builtin(&["cs"]);
     let declared = ["cs".to_owned()];
     let segmenting = structural::Setup {

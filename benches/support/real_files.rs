@@ -1,8 +1,12 @@
-//! The real files the benches are built from, shared by `real_tree` and `real_stages`.
+//! The real files the benches are built from, shared by `real_tree`, `real_stages` and
+//! `real_report`.
 
 #![allow(dead_code)]
 
-use lockgraph_queries::copy::lockfile::{Field, Kind, Span};
+use lockgraph_queries::copy::extract::Format;
+use lockgraph_queries::copy::lockfile::{self, Entry, Field, Kind, Span};
+use lockgraph_queries::hash::ContentHash;
+use std::path::Path;
 
 /// The newest tree's (`58cfea7`) Czech Markdown files in scope of its config
 /// (`coaching-codex.md` is excluded there).
@@ -37,4 +41,49 @@ pub fn whole_file(text: &str) -> Span {
         path_hint: Field::Null,
         note: Field::Value("uniformly Czech file".to_owned()),
     }
+}
+
+/// One real file of [`audited`]: its format, text, and the entry the agent wrote for it.
+pub struct Audited {
+    pub format: Format,
+    pub text: String,
+    pub agent: Entry,
+}
+
+/// The agent's entry of a Markdown file: one whole-file `cs prose` span.
+fn whole_file_entry(text: &str) -> Entry {
+    Entry {
+        content_hash: ContentHash::of(text.as_bytes()).to_string(),
+        segmented_at: "2026-04-12T21:18:18.965Z".into(),
+        reviewed_by: Some("bench".into()),
+        spans: vec![whole_file(text)],
+    }
+}
+
+/// The [`MARKDOWN`] files of `shared` (`../shared/conformance/harness-lab`), each with a
+/// whole-file entry, and the bilingual `agenda.json` of `b14f4c7` with its real reviewed
+/// entry.
+pub fn audited(shared: &Path) -> Vec<Audited> {
+    let mut out: Vec<Audited> = MARKDOWN
+        .iter()
+        .map(|rel| {
+            let text = std::fs::read_to_string(shared.join("58cfea7").join(rel)).unwrap();
+            let agent = whole_file_entry(&text);
+            Audited {
+                format: Format::Markdown,
+                text,
+                agent,
+            }
+        })
+        .collect();
+    let b14 = shared.join("b14f4c7");
+    let lock =
+        lockfile::parse(&std::fs::read_to_string(b14.join(".copy-editor.lock.json")).unwrap())
+            .unwrap();
+    out.push(Audited {
+        format: Format::Json,
+        text: std::fs::read_to_string(b14.join("workshop-content/agenda.json")).unwrap(),
+        agent: lock.files["workshop-content/agenda.json"].clone(),
+    });
+    out
 }
