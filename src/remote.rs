@@ -17,7 +17,6 @@ use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
 use re::action_cache_client::ActionCacheClient;
 use re::content_addressable_storage_client::ContentAddressableStorageClient;
 use sha2::{Digest as _, Sha256};
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tonic::metadata::{AsciiMetadataKey, AsciiMetadataValue};
@@ -79,41 +78,47 @@ impl Settings {
     }
 }
 
-/// At most this many files per chunk, where a directory allows.
-const CHUNK_FILES: usize = 256;
+/// Files a chunk holds on average: about 200 lookups at 100,000 files.
+const CHUNK_FILES: u64 = 512;
 
-/// Files by **chunk**, the unit both tools look up and store: the files of one directory,
-/// split by the first bits of their path's SHA-256 when the directory holds more than
-/// [`CHUNK_FILES`] (so a chunk stays bounded, and adding a file moves no other file to
-/// another chunk unless the directory doubles). `paths` in path order; each chunk is a
-/// name (part of its key) and its files' indices, each index once.
+/// Files by **chunk**, the unit both tools look up and store: a run of files in path
+/// order, ended after a path whose SHA-256 falls in the lowest 1/[`CHUNK_FILES`] of its
+/// range, or at four times that many files; the files of one path stay together
+/// (soil-lock chunks a definition's three files by its stem). Where a chunk ends depends
+/// on its own paths alone, so a file added or removed changes the one chunk it is in
+/// (splitting or joining it at most), whatever the directories: chunks by directory took
+/// a lookup per folder, thousands in a tree of small ones. Each chunk is a name (its
+/// first path; part of its key) and its files' indices, each index once, in path order.
 pub fn chunks_of(paths: &[&str]) -> Vec<(String, Vec<usize>)> {
-    let dir = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
-    let mut by_dir: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (i, p) in paths.iter().enumerate() {
-        by_dir.entry(dir(p)).or_default().push(i);
+    chunks_around(paths, crate::testhook::chunk_files().unwrap_or(CHUNK_FILES))
+}
+
+/// [`chunks_of`] with chunks of `size` files on average.
+fn chunks_around(paths: &[&str], size: u64) -> Vec<(String, Vec<usize>)> {
+    let most = 4 * size as usize;
+    let mut order: Vec<usize> = (0..paths.len()).collect();
+    order.sort_by_key(|&i| paths[i]);
+    let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut chunk: Vec<usize> = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        chunk.push(i);
+        // Equal paths (a definition's three files, for soil-lock) stay in one chunk.
+        let last_of_path = order.get(k + 1).is_none_or(|&j| paths[j] != paths[i]);
+        if last_of_path && (chunk.len() >= most || ends_chunk(paths[i], size)) {
+            out.push((paths[chunk[0]].to_owned(), std::mem::take(&mut chunk)));
+        }
     }
-    let mut out = Vec::new();
-    for (dir, files) in by_dir {
-        let mut bits = 0u32;
-        while bits < 16 && files.len() >> bits > CHUNK_FILES {
-            bits += 1;
-        }
-        if bits == 0 {
-            out.push((format!("{dir}\0"), files));
-            continue;
-        }
-        let mut buckets: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        for i in files {
-            let h = Sha256::digest(paths[i].as_bytes());
-            let top = u32::from(u16::from_be_bytes([h[0], h[1]])) >> (16 - bits);
-            buckets.entry(top).or_default().push(i);
-        }
-        for (bucket, files) in buckets {
-            out.push((format!("{dir}\0{bits}:{bucket}"), files));
-        }
+    if !chunk.is_empty() {
+        out.push((paths[chunk[0]].to_owned(), chunk));
     }
     out
+}
+
+/// Whether a chunk of `size` files on average ends after `path`: its SHA-256 is in the
+/// lowest 1/`size` of the range.
+fn ends_chunk(path: &str, size: u64) -> bool {
+    let h = Sha256::digest(path.as_bytes());
+    u64::from_be_bytes(h[..8].try_into().expect("eight bytes")) < u64::MAX / size
 }
 
 /// Parses `name: value` (or `name=value`), as `--remote-cache-header` takes it.
@@ -521,45 +526,108 @@ fn describe(status: &tonic::Status) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     #[test]
-    fn chunks_are_directories_split_when_large_and_stable_as_files_come() {
-        let mut paths: Vec<String> = (0..600).map(|i| format!("big/f{i:04}.md")).collect();
-        paths.extend(["a.md", "small/x.md", "small/y.md"].map(String::from));
+    fn chunks_are_runs_of_paths_bounded_and_stable_as_files_come_and_go() {
+        // A tree of small folders, one of many files, and files at the top.
+        let mut paths: Vec<String> = (0..8_000)
+            .map(|i| format!("docs/{:04}/page-{}.md", i / 7, i % 7))
+            .collect();
+        paths.extend((0..3_000).map(|i| format!("big/f{i:05}.md")));
+        paths.extend(["README.md", "a.md", "zz.md"].map(String::from));
         paths.sort();
         let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-        let chunks = chunks_of(&refs);
+        let chunks = chunks_around(&refs, CHUNK_FILES);
         let mut seen: Vec<usize> = chunks.iter().flat_map(|(_, f)| f.clone()).collect();
         seen.sort();
         assert_eq!(seen, (0..refs.len()).collect::<Vec<_>>(), "every file once");
-        assert!(chunks.iter().all(|(_, f)| f.len() <= CHUNK_FILES + 60));
-        // 600 files: split in 4 (2 bits); the root and `small/` one chunk each.
-        assert_eq!(
-            chunks.len(),
-            6,
-            "{:?}",
-            chunks.iter().map(|c| &c.0).collect::<Vec<_>>()
+        for (name, files) in &chunks {
+            assert!(files.len() <= 4 * CHUNK_FILES as usize);
+            assert_eq!(name, refs[files[0]], "a chunk is named by its first path");
+            assert!(
+                files.windows(2).all(|w| w[0] + 1 == w[1]),
+                "a run in path order"
+            );
+        }
+        // A path's files stay together, even where the path ends a chunk.
+        let stems: Vec<String> = (0..2_000).map(|i| format!("m{:02}/d{i}", i / 50)).collect();
+        let thrice: Vec<&str> = stems.iter().flat_map(|s| [s.as_str(); 3]).collect();
+        for (_, files) in chunks_around(&thrice, 8) {
+            let (first, last) = (thrice[files[0]], thrice[*files.last().unwrap()]);
+            assert!(
+                files.len() % 3 == 0,
+                "{first}..{last}: {} files",
+                files.len()
+            );
+        }
+        // About 512 files a chunk, not a chunk per folder (1,143 folders here).
+        let n = refs.len() / chunks.len();
+        assert!(
+            (256..=1024).contains(&n),
+            "{} chunks, {n} files each",
+            chunks.len()
         );
-        // A new file moves no other: every other chunk keeps its files.
-        let name_of = |chunks: &[(String, Vec<usize>)], refs: &[&str], p: &str| {
-            let i = refs.iter().position(|r| *r == p).unwrap();
-            chunks
-                .iter()
-                .find(|(_, f)| f.contains(&i))
-                .unwrap()
-                .0
-                .clone()
+        // A file added or removed changes no chunk outside the stretch between the
+        // paths around it that end a chunk whatever was counted before them.
+        let fixed_end = |ps: &[String], k: usize| ends_chunk(&ps[k], CHUNK_FILES);
+        let chunk_of = |ps: &[String]| -> BTreeMap<String, Vec<String>> {
+            let refs: Vec<&str> = ps.iter().map(String::as_str).collect();
+            let mut out = BTreeMap::new();
+            for (_, files) in chunks_around(&refs, CHUNK_FILES) {
+                let members: Vec<String> = files.iter().map(|&i| ps[i].clone()).collect();
+                for m in &members {
+                    out.insert(m.clone(), members.clone());
+                }
+            }
+            out
         };
-        let mut grown = paths.clone();
-        grown.push("big/new.md".into());
-        grown.sort();
-        let grown_refs: Vec<&str> = grown.iter().map(String::as_str).collect();
-        let grown_chunks = chunks_of(&grown_refs);
-        for p in &refs {
-            assert_eq!(
-                name_of(&chunks, &refs, p),
-                name_of(&grown_chunks, &grown_refs, p),
-                "{p}"
+        let before = chunk_of(&paths);
+        // One path that ends a chunk (it splits the one it joins) and one that does not.
+        let ending = (0..)
+            .map(|i| format!("docs/0100/new-{i}.md"))
+            .find(|p| ends_chunk(p, CHUNK_FILES))
+            .unwrap();
+        let grown = |added: &str| {
+            let mut grown = paths.clone();
+            grown.push(added.to_owned());
+            grown.sort();
+            grown
+        };
+        let removed = "big/f01000.md".to_owned();
+        let shrunk: Vec<String> = paths.iter().filter(|p| **p != removed).cloned().collect();
+        let plain = "docs/0100/page-9.md".to_owned();
+        assert!(!ends_chunk(&plain, CHUNK_FILES) && !ends_chunk(&removed, CHUNK_FILES));
+        for (after_paths, changed) in [
+            (grown(&plain), &plain),
+            (grown(&ending), &ending),
+            (shrunk, &removed),
+        ] {
+            let after = chunk_of(&after_paths);
+            // The stretch, in the longer of the two lists, around the changed path.
+            let longer = if after_paths.len() > paths.len() {
+                &after_paths
+            } else {
+                &paths
+            };
+            let at = longer.iter().position(|p| p == changed).unwrap();
+            let from = (0..at)
+                .rev()
+                .find(|&k| fixed_end(longer, k))
+                .map_or(0, |k| k + 1);
+            let to = (at + 1..longer.len())
+                .find(|&k| fixed_end(longer, k))
+                .unwrap_or(longer.len() - 1);
+            let stretch = &longer[from..=to];
+            for (p, members) in &after {
+                if before.get(p) != Some(members) {
+                    assert!(stretch.contains(p), "{changed}: {p} moved");
+                }
+            }
+            assert!(
+                stretch.len() <= 12 * CHUNK_FILES as usize,
+                "{}",
+                stretch.len()
             );
         }
     }

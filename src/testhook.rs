@@ -1,8 +1,13 @@
+//! Hooks for tests, each costing a run one environment lookup when unset.
+//!
 //! A pause for tests of what happens when files change during a run. With
 //! `LOCKGRAPH_TEST_PAUSE=<dir>` set, a run stops where [`pause`] is called, creates
 //! `<dir>/paused`, and goes on once `<dir>/go` exists (or after a minute). With
-//! `LOCKGRAPH_TEST_PAUSE_AT=<point>` too, it stops only at that point. Without the
-//! variables it costs one environment lookup.
+//! `LOCKGRAPH_TEST_PAUSE_AT=<point>` too, it stops only at that point.
+//!
+//! `LOCKGRAPH_TEST_CHUNK_FILES=<n>`: the remote cache's chunks hold `n` files on average
+//! rather than 512 ([`chunk_files`]), so that a test's tree of a few dozen files makes
+//! several chunks.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -36,4 +41,13 @@ pub fn pause(point: &str) {
     while !dir.join("go").exists() && start.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// The average chunk size `LOCKGRAPH_TEST_CHUNK_FILES` sets, if it is a positive number.
+pub fn chunk_files() -> Option<u64> {
+    let n = std::env::var("LOCKGRAPH_TEST_CHUNK_FILES")
+        .ok()?
+        .parse()
+        .ok()?;
+    (n > 0).then_some(n)
 }

@@ -336,6 +336,10 @@ impl Run {
     }
 }
 
+/// Files per chunk on average in the runs of `audit` and `soil_status`: a shared tree of a
+/// few dozen files makes several chunks, as a large tree does at the real 512.
+const CHUNK_FILES: &str = "4";
+
 fn audit(dir: &std::path::Path, args: &[&str]) -> Run {
     Run::of(
         assert_cmd::Command::cargo_bin("copy-audit")
@@ -343,7 +347,8 @@ fn audit(dir: &std::path::Path, args: &[&str]) -> Run {
             .args(["--json"])
             .args(args)
             .current_dir(dir)
-            .env("LOCKGRAPH_LOG", "info"),
+            .env("LOCKGRAPH_LOG", "info")
+            .env("LOCKGRAPH_TEST_CHUNK_FILES", CHUNK_FILES),
     )
 }
 
@@ -582,7 +587,8 @@ fn soil_status(root: &std::path::Path, args: &[&str]) -> Run {
             .arg(root)
             .args(args)
             .args(["status", "--json"])
-            .env("LOCKGRAPH_LOG", "info"),
+            .env("LOCKGRAPH_LOG", "info")
+            .env("LOCKGRAPH_TEST_CHUNK_FILES", CHUNK_FILES),
     )
 }
 

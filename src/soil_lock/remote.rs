@@ -4,9 +4,9 @@
 //!
 //! Each is a function of the file's path and bytes alone, so the files read from disk (on
 //! a fresh checkout, all of them) are hashed and grouped into chunks by their definition's
-//! path ([`crate::remote::chunks_of`]: a module's directory, split when large). A chunk's
-//! key is the engine key and each file's path, kind and content hash: an edit invalidates
-//! its chunk and no other. A served chunk's values go into the inputs as the local cache's
+//! path ([`crate::remote::chunks_of`]: runs of about 512 paths, a definition's files
+//! together). A chunk's key is the engine key and each file's path, kind and content
+//! hash: an edit invalidates its chunk and no other. A served chunk's values go into the inputs as the local cache's
 //! do, in place of the bytes; everything downstream (flags, ladders, the graph) is computed
 //! here either way, so the output is the same with or without the server.
 

@@ -1,9 +1,9 @@
 //! The remote cache in the audit pass ([`crate::remote`] speaks to the server).
 //!
-//! Files are grouped into **chunks** ([`chunks_of`]: the files of one directory, split when
-//! it holds many). A chunk's key is made of the engine version and each of its files'
-//! path and findings key (the local cache's key: content hash, spans, settings), so an
-//! edit invalidates its chunk and no other, and a run makes one lookup per chunk, not per
+//! Files are grouped into **chunks** ([`chunks_of`]: runs of about 512 files in path
+//! order). A chunk's key is made of the engine version and each of its files' path and
+//! findings key (the local cache's key: content hash, spans, settings), so an edit
+//! invalidates its chunk and no other, and a run makes one lookup per chunk, not per
 //! file. A chunk's blob holds the reports of its files; it is believed only if it holds a
 //! report for exactly the keys asked for (the digest was checked by the client).
 
