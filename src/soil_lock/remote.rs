@@ -4,7 +4,7 @@
 //!
 //! Each is a function of the file's path and bytes alone, so the files read from disk (on
 //! a fresh checkout, all of them) are hashed and grouped into chunks by their definition's
-//! path ([`crate::remote::chunks_of`]: runs of about 512 paths, a definition's files
+//! path ([`crate::remote::chunks_of`]: runs in path order, a definition's files
 //! together). A chunk's key is the engine key and each file's path, kind and content
 //! hash: an edit invalidates its chunk and no other. A served chunk's values go into the inputs as the local cache's
 //! do, in place of the bytes; everything downstream (flags, ladders, the graph) is computed
