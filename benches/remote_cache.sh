@@ -8,6 +8,9 @@
 #
 #   BGD=/path/to/venv/bin/bgd N=100000 bash benches/remote_cache.sh
 #   BGD=/path/to/venv/bin/bgd TOOL=soil-lock N=50000 bash benches/remote_cache.sh
+#
+# BIN=<binary> measures another build of the tool on the same tree (run the script once
+# per build, in turns, to compare two commits).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-100000}
@@ -18,16 +21,17 @@ PORT=${PORT:-50998}
 TOOL=${TOOL:-copy-audit}
 cargo build --release --quiet --bin "$TOOL" --example floor --example real_tree --example gen_corpus
 FLOOR=$PWD/target/release/examples/floor
+BIN=${BIN:-$PWD/target/release/$TOOL}
 if [ "$TOOL" = soil-lock ]; then
   T="$WORK/soil-$N"
   [ -f "$T/soil.toml" ] || target/release/examples/gen_corpus soil "$T" "$N" > /dev/null
-  RUN=("$PWD/target/release/soil-lock" -q --root "$T" status --json)
+  RUN=("$BIN" -q --root "$T" status --json)
   EXTS=(tr lock soil)
 else
   T="$WORK/real-tree-$N/tree"
   [ -f "$WORK/real-tree-$N/states/agent.json" ] || target/release/examples/real_tree "$WORK/real-tree-$N" "$N" 2>/dev/null
   cp "$WORK/real-tree-$N/states/agent.json" "$T/.copy-editor.lock.json"
-  RUN=("$PWD/target/release/copy-audit" -q --json)
+  RUN=("$BIN" -q --json)
   EXTS=(md json)
 fi
 SERVER="$WORK/buildgrid"
