@@ -54,11 +54,7 @@ pub fn sockets_need_no_sigpipe() {
 /// megabytes, which should never exist in memory as one string. Every JSON, SARIF and
 /// GitLab report of both tools goes through it.
 pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) {
-    use std::io::Write;
-    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    write_json(&mut out, value)
-        .and_then(|()| out.flush())
-        .unwrap_or_else(|e| failed(&e));
+    to_stdout(|mut out| write_json(&mut out, value).unwrap_or_else(|e| failed(&e)));
 }
 
 /// Writes `value` to `out` as pretty JSON and a line break.

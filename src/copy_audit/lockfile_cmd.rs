@@ -160,24 +160,23 @@ fn list(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
     if format == OutputFormat::Json {
         print_json(&report);
     } else {
-        use std::io::Write;
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        report
-            .files
-            .iter()
-            .try_for_each(|f| {
-                writeln!(
-                    out,
-                    "{:<40} {:>5} spans  {}  {}",
-                    f.path,
-                    f.span_count,
-                    f.segmented_at,
-                    f.reviewed_by.as_deref().unwrap_or("(unreviewed)")
-                )
-            })
-            .and_then(|()| writeln!(out, "{} entries", report.files.len()))
-            .and_then(|()| out.flush())
-            .unwrap_or_else(|e| crate::output::failed(&e));
+        crate::output::to_stdout(|out| {
+            report
+                .files
+                .iter()
+                .try_for_each(|f| {
+                    writeln!(
+                        out,
+                        "{:<40} {:>5} spans  {}  {}",
+                        f.path,
+                        f.span_count,
+                        f.segmented_at,
+                        f.reviewed_by.as_deref().unwrap_or("(unreviewed)")
+                    )
+                })
+                .and_then(|()| writeln!(out, "{} entries", report.files.len()))
+                .unwrap_or_else(|e| crate::output::failed(&e))
+        });
     }
     Ok(Outcome::Clean)
 }
@@ -213,35 +212,34 @@ fn check(ws: &Workspace, format: OutputFormat) -> Result<Outcome, Failure> {
     if format == OutputFormat::Json {
         print_json(&report);
     } else {
-        use std::io::Write;
         // One buffer, not standard output's line buffer (a write per line).
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        let count = |kind| report.problems.iter().filter(|p| p.kind == kind).count();
-        report
-            .problems
-            .iter()
-            .try_for_each(|p| {
-                let scope = if p.in_scope { "" } else { " (out of scope)" };
-                writeln!(out, "{}: {}{scope}", p.path, p.message)
-            })
-            .and_then(|()| {
-                writeln!(
-                    out,
-                    "{} entries checked: {} stale, {} spans covering nothing, {} spans past an \
-                     end{}",
-                    report.entries,
-                    count("stale"),
-                    count("coversNothing"),
-                    count("pastEnd"),
-                    if count("pastEnd") > 0 {
-                        " (harmless; `copy-audit lockfile normalize` writes them exactly)"
-                    } else {
-                        ""
-                    }
-                )
-            })
-            .and_then(|()| out.flush())
-            .unwrap_or_else(|e| crate::output::failed(&e));
+        crate::output::to_stdout(|out| {
+            let count = |kind| report.problems.iter().filter(|p| p.kind == kind).count();
+            report
+                .problems
+                .iter()
+                .try_for_each(|p| {
+                    let scope = if p.in_scope { "" } else { " (out of scope)" };
+                    writeln!(out, "{}: {}{scope}", p.path, p.message)
+                })
+                .and_then(|()| {
+                    writeln!(
+                        out,
+                        "{} entries checked: {} stale, {} spans covering nothing, {} spans past an \
+                         end{}",
+                        report.entries,
+                        count("stale"),
+                        count("coversNothing"),
+                        count("pastEnd"),
+                        if count("pastEnd") > 0 {
+                            " (harmless; `copy-audit lockfile normalize` writes them exactly)"
+                        } else {
+                            ""
+                        }
+                    )
+                })
+                .unwrap_or_else(|e| crate::output::failed(&e))
+        });
     }
     Ok(if failed {
         Outcome::Failed

@@ -324,13 +324,13 @@ fn merge_sarif(texts: &[(&Path, String)]) -> Result<Outcome, Failure> {
             run.as_object_mut().map(|r| r.remove("properties"));
         }
     }
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let ordered = order.into_iter().map(|i| results[i]);
-    super::report::write_log_with(&mut out, &merged, ordered, 16 * 1024, |raw| {
-        serde_json::from_str::<Value>(raw.get()).expect("a raw value was checked as JSON")
-    })
-    .and_then(|()| std::io::Write::flush(&mut out))
-    .unwrap_or_else(|e| crate::output::failed(&e));
+    crate::output::to_stdout(|mut out| {
+        super::report::write_log_with(&mut out, &merged, ordered, 16 * 1024, |raw| {
+            serde_json::from_str::<Value>(raw.get()).expect("a raw value was checked as JSON")
+        })
+        .unwrap_or_else(|e| crate::output::failed(&e))
+    });
     Ok(if failed {
         Outcome::Failed
     } else {

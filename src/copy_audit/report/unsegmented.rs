@@ -3,7 +3,6 @@
 use super::super::cli::OutputFormat;
 use crate::output::print_json;
 use serde::Serialize;
-use std::io::Write;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -29,18 +28,18 @@ pub fn print_unsegmented(report: &UnsegmentedReport, format: OutputFormat) {
         return print_json(report);
     }
     // One buffer, not standard output's line buffer (a write per line).
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    report
-        .unsegmented
-        .iter()
-        .try_for_each(|u| writeln!(out, "{:<8} {}", u.reason, u.path))
-        .and_then(|()| {
-            writeln!(
-                out,
-                "{} of {} files need segmentation",
-                report.unsegmented_count, report.total_files
-            )
-        })
-        .and_then(|()| out.flush())
-        .unwrap_or_else(|e| crate::output::failed(&e));
+    crate::output::to_stdout(|out| {
+        report
+            .unsegmented
+            .iter()
+            .try_for_each(|u| writeln!(out, "{:<8} {}", u.reason, u.path))
+            .and_then(|()| {
+                writeln!(
+                    out,
+                    "{} of {} files need segmentation",
+                    report.unsegmented_count, report.total_files
+                )
+            })
+            .unwrap_or_else(|e| crate::output::failed(&e))
+    });
 }
