@@ -6,12 +6,10 @@
 
 mod common;
 
+use common::ReplayRun as Run;
 use common::Tree;
 use std::fs;
 use std::path::PathBuf;
-
-/// Exit code, stdout, stderr, and whether the output was a replay.
-type Run = (Option<i32>, String, String, bool);
 
 fn run(tree: &Tree, args: &[&str]) -> Run {
     let mut logged = tree.copy_audit();
@@ -36,13 +34,9 @@ fn aged_copy() -> Tree {
     tree
 }
 
-/// Runs `args` until its output is kept (twice: a stub, then the output), then asserts
-/// the next run replays it.
+/// Runs `args` until its output is kept, then asserts the next run replays it.
 fn until_replayed(tree: &Tree, args: &[&str]) {
-    for _ in 0..2 {
-        run(tree, args);
-    }
-    assert!(run(tree, args).3, "{args:?}: replayed");
+    common::run_until_replayed(|args| run(tree, args), args);
 }
 
 /// Every format, the gates and the ways of naming what is in scope.

@@ -7,13 +7,11 @@
 
 mod common;
 
+use common::ReplayRun as Run;
 use common::Tree;
 use std::fs;
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// Exit code, stdout, stderr, and whether the output was a replay.
-type Run = (Option<i32>, String, String, bool);
 
 fn run(tree: &Tree, args: &[&str]) -> Run {
     common::replay_run(tree.soil_lock_logged(args).0)
@@ -64,13 +62,9 @@ const REPLAYED: &[&[&str]] = &[
     ],
 ];
 
-/// Runs `args` until its output is kept for replay (twice), then asserts the next run
-/// replays it.
+/// Runs `args` until its output is kept, then asserts the next run replays it.
 fn until_replayed(tree: &Tree, args: &[&str]) {
-    for _ in 0..2 {
-        run(tree, args);
-    }
-    assert!(run(tree, args).3, "{args:?}: replayed");
+    common::run_until_replayed(|args| run(tree, args), args);
 }
 
 #[test]

@@ -188,9 +188,12 @@ impl Tree {
     }
 }
 
-/// A run made with `LOCKGRAPH_LOG=info`: its exit code, stdout, stderr without the
+/// A run of either tool as the replay tests see it: exit code, stdout, stderr without the
 /// timing lines (what a user sees), and whether it said its output was replayed.
-pub fn replay_run(out: std::process::Output) -> (Option<i32>, String, String, bool) {
+pub type ReplayRun = (Option<i32>, String, String, bool);
+
+/// [`ReplayRun`] of a run made with `LOCKGRAPH_LOG=info`.
+pub fn replay_run(out: std::process::Output) -> ReplayRun {
     let stderr = String::from_utf8(out.stderr).unwrap();
     let replayed = said_replayed(&stderr);
     let said: String = stderr
@@ -209,7 +212,7 @@ pub fn replay_run(out: std::process::Output) -> (Option<i32>, String, String, bo
 /// What `run` (a [`replay_run`]) gives with `--no-cache` before `args`: code, stdout,
 /// stderr; never a replay.
 pub fn no_cache_run(
-    run: impl Fn(&[&str]) -> (Option<i32>, String, String, bool),
+    run: impl Fn(&[&str]) -> ReplayRun,
     args: &[&str],
 ) -> (Option<i32>, String, String) {
     let mut with = vec!["--no-cache"];
@@ -222,16 +225,22 @@ pub fn no_cache_run(
 /// Runs the command line `args` three times through `run` (a [`replay_run`]): the first
 /// computes (and keeps a stub), the second computes (and keeps its output), the third is
 /// replayed; each prints what `--no-cache` prints and exits as it does.
-pub fn assert_third_run_replays(
-    run: impl Fn(&[&str]) -> (Option<i32>, String, String, bool),
-    args: &[&str],
-) {
+pub fn assert_third_run_replays(run: impl Fn(&[&str]) -> ReplayRun, args: &[&str]) {
     let expected = no_cache_run(&run, args);
     for (nth, replayed) in [("first", false), ("second", false), ("third", true)] {
         let (code, out, err, said) = run(args);
         assert_eq!(said, replayed, "{args:?}: the {nth} run replayed: {said}");
         assert_eq!((code, out, err), expected, "{args:?}: the {nth} run");
     }
+}
+
+/// Runs `args` through `run` (a [`replay_run`]) until its output is kept (twice: a stub,
+/// then the output), then asserts the next run replays it.
+pub fn run_until_replayed(run: impl Fn(&[&str]) -> ReplayRun, args: &[&str]) {
+    for _ in 0..2 {
+        run(args);
+    }
+    assert!(run(args).3, "{args:?}: replayed");
 }
 
 /// A GitHub report from above the root (`from_above(extra flags)`: stdout, and whether it
