@@ -115,7 +115,15 @@ fn blobs_stored_under_keys_come_back_and_nothing_else_does() {
         .enumerate()
         .map(|(i, k)| {
             let blob = if i == 7 {
-                vec![b'x'; 3_500_000]
+                // Bytes that do not pack smaller: a batch of its own still.
+                std::iter::successors(Some(0x2545_F491_4F6C_DD1Du64), |x| {
+                    let x = x ^ x << 13;
+                    let x = x ^ x >> 7;
+                    Some(x ^ x << 17)
+                })
+                .map(|x| (x >> 56) as u8)
+                .take(3_500_000)
+                .collect()
             } else {
                 format!("blob {i}").into_bytes()
             };
@@ -204,8 +212,8 @@ fn a_server_that_never_was_is_a_miss_and_bad_addresses_are_refused() {
     );
 }
 
-/// A server that answers every lookup with a blob whose bytes are not its digest's: what
-/// a corrupt or malicious cache serves. BuildGrid checks what it stores, so this one is
+/// A server that answers every lookup with a blob whose bytes are not its digest's, or
+/// are but were never packed: what a corrupt or malicious cache serves. BuildGrid checks what it stores, so this one is
 /// made here: an action cache and nothing else, the blob inlined in the result.
 mod lying {
     use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
@@ -217,13 +225,22 @@ mod lying {
     impl ActionCache for Liar {
         async fn get_action_result(
             &self,
-            _: tonic::Request<re::GetActionResultRequest>,
+            request: tonic::Request<re::GetActionResultRequest>,
         ) -> Result<tonic::Response<re::ActionResult>, tonic::Status> {
+            // Under the key `whole`, bytes that are their digest's but no packed blob;
+            // under any other, bytes that are not their digest's.
+            let asked = request.into_inner().action_digest;
+            let (digest, contents): (&[u8], &[u8]) =
+                if asked == Some(lockgraph::remote::digest_of(b"whole")) {
+                    (b"not packed", b"not packed")
+                } else {
+                    (b"what was stored", b"something else")
+                };
             Ok(tonic::Response::new(re::ActionResult {
                 output_files: vec![re::OutputFile {
                     path: "lockgraph".into(),
-                    digest: Some(lockgraph::remote::digest_of(b"what was stored")),
-                    contents: b"something else".to_vec(),
+                    digest: Some(lockgraph::remote::digest_of(digest)),
+                    contents: contents.to_vec(),
                     ..Default::default()
                 }],
                 ..Default::default()
@@ -273,7 +290,7 @@ mod lying {
 }
 
 #[test]
-fn a_blob_that_is_not_its_digest_is_ignored() {
+fn a_blob_that_is_not_its_digest_or_does_not_unpack_is_ignored() {
     let port = lying::start();
     let remote = Remote::new(settings(&format!("grpc://127.0.0.1:{port}"))).unwrap();
     assert_eq!(
@@ -282,6 +299,9 @@ fn a_blob_that_is_not_its_digest_is_ignored() {
     );
     let counts = remote.counts();
     assert_eq!((counts.hits, counts.corrupt), (0, 2));
+    // Whole bytes that do not unpack are as corrupt.
+    assert_eq!(remote.fetch(&[b"whole".to_vec()]), vec![None]);
+    assert_eq!(remote.counts().corrupt, 3);
     // Not a failure of the server: the cache stays in use.
     assert!(!remote.is_gone());
 }
@@ -405,6 +425,61 @@ fn fresh_checkouts_are_served_from_the_cache_and_an_edit_recomputes_its_chunk() 
 /// Read-only (an untrusted pull request): served, but what it computed is not stored, as
 /// the same edit on another fresh checkout shows. `edited(args)` runs the tool with `args`
 /// on a fresh checkout with one chunk's file edited, the same edit each time.
+/// A file edited between its hash for the remote's keys and its read for the engine: its
+/// report is of the new bytes, so its chunk, keyed by the old, is not stored; another
+/// checkout of the old bytes computes that chunk and prints what `--no-cache` prints.
+#[test]
+fn a_file_edited_during_a_run_stores_no_chunk_for_bytes_it_no_longer_has() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let url = server.url();
+    let first = checkout();
+    let edited = first_markdown(first.path());
+    let pause = tempfile::tempdir().unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("copy-audit"))
+        .args(["--json", "--remote-cache", url.as_str()])
+        .current_dir(first.path())
+        .env_remove("LOCKGRAPH_REMOTE_CACHE")
+        .env("LOCKGRAPH_LOG", "info")
+        .env("LOCKGRAPH_TEST_CHUNK_FILES", CHUNK_FILES)
+        .env("LOCKGRAPH_TEST_PAUSE", pause.path())
+        .env("LOCKGRAPH_TEST_PAUSE_AT", "remote-looked-up")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !pause.path().join("paused").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let text = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
+    std::fs::write(pause.path().join("go"), b"").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let count = |name: &str| -> usize {
+        let line = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("timing: {name} ")));
+        line.unwrap_or_else(|| panic!("no `{name}` in\n{stderr}"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let chunks = count("remote chunks looked up");
+    assert!(chunks >= 2, "{stderr}");
+    assert_eq!(count("remote chunks stored"), chunks - 1, "{stderr}");
+    // The old bytes, elsewhere: the edited file's chunk is computed, the rest served.
+    let second = checkout();
+    let run = audit(second.path(), &["--remote-cache", url.as_str()]);
+    assert!(
+        run.stdout == audit(second.path(), &["--no-cache"]).stdout,
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.count("remote chunks served"), chunks - 1);
+}
+
 fn read_only_stores_nothing(chunks: usize, url: &str, edited: impl Fn(&[&str]) -> Run) {
     let run = edited(&["--remote-cache", url, "--remote-cache-read-only"]);
     assert_eq!(run.count("remote chunks served"), chunks - 1);

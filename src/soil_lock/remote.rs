@@ -120,7 +120,7 @@ fn bytes<T>(taken: &Taken<T>) -> Option<&[u8]> {
 /// A chunk's key material: what its values depend on.
 fn material(name: &str, members: &[Read], files: &[Files]) -> Vec<u8> {
     let mut m = Vec::with_capacity(64 + members.len() * 80);
-    m.extend_from_slice(b"lockgraph soil-lock chunk v1\0");
+    m.extend_from_slice(b"lockgraph soil-lock chunk v2\0");
     m.extend_from_slice(super::cache::engine_key().as_bytes());
     m.push(0);
     m.extend_from_slice(name.as_bytes());
@@ -133,28 +133,28 @@ fn material(name: &str, members: &[Read], files: &[Files]) -> Vec<u8> {
     m
 }
 
-/// A chunk's blob: the engine key and each file's kind, hash and value, in the chunk's
-/// order.
-fn encode<T: Serialize>(values: &[([u8; 32], T)]) -> Option<Vec<u8>> {
+/// A chunk's blob: the engine key and each file's value, in the chunk's order. The
+/// files' hashes are not repeated: the chunk's key names every one of them, and they were
+/// most of a packed blob's bytes.
+fn encode<T: Serialize>(values: &[T]) -> Option<Vec<u8>> {
     postcard::to_stdvec(&(super::cache::engine_key(), values)).ok()
 }
 
 /// The values of a blob, if it is this engine's and holds a value of the right kind for
-/// exactly the files asked for, in order.
+/// each file asked for, in order.
 fn decode(blob: &[u8], members: &[Read]) -> Option<Vec<Fetched>> {
-    let (engine, values): (String, Vec<([u8; 32], Fetched)>) = postcard::from_bytes(blob).ok()?;
+    let (engine, values): (String, Vec<Fetched>) = postcard::from_bytes(blob).ok()?;
     let fits = engine == super::cache::engine_key()
         && values.len() == members.len()
-        && members.iter().zip(&values).all(|(r, (hash, value))| {
-            *hash == r.hash
-                && matches!(
-                    (r.kind, value),
-                    (Kind::Tr, Value::Tr(_))
-                        | (Kind::Lock, Value::Lock(_))
-                        | (Kind::Soil, Value::Soil(_))
-                )
+        && members.iter().zip(&values).all(|(r, value)| {
+            matches!(
+                (r.kind, value),
+                (Kind::Tr, Value::Tr(_))
+                    | (Kind::Lock, Value::Lock(_))
+                    | (Kind::Soil, Value::Soil(_))
+            )
         });
-    fits.then(|| values.into_iter().map(|(_, v)| v).collect())
+    fits.then_some(values)
 }
 
 /// Stores the chunks the server did not serve, with the values the engine computed.
@@ -172,11 +172,8 @@ pub(super) fn upload(remote: &Remote, plan: &Plan, db: &Database, defs: &[Defini
     });
 }
 
-/// What the engine made of one file, with its content hash, as a chunk's blob holds it.
-type Computed<'db> = (
-    [u8; 32],
-    Value<&'db TrKnown, &'db LockKnown, &'db SoilKnown>,
-);
+/// What the engine made of one file, as a chunk's blob holds it.
+type Computed<'db> = Value<&'db TrKnown, &'db LockKnown, &'db SoilKnown>;
 
 /// The value the engine computed for the file `r` (the memoised query result).
 fn computed<'db>(db: &'db Database, defs: &[Definition], r: &Read) -> Option<Computed<'db>> {
@@ -186,5 +183,5 @@ fn computed<'db>(db: &'db Database, defs: &[Definition], r: &Read) -> Option<Com
         Kind::Lock => Value::Lock(engine::parsed_sidecar(db, def)?),
         Kind::Soil => Value::Soil(soil_hash::own_forms(db, def)?),
     };
-    Some((r.hash, value))
+    Some(value)
 }

@@ -98,6 +98,11 @@ pub fn audit(
         }
         _ => None,
     };
+    if remote_plan.is_some() {
+        // Between a file's hash for the remote's keys and its read for the engine: where
+        // an edit during a run is tested (`tests/remote_cache.rs`).
+        crate::testhook::pause("remote-looked-up");
+    }
     let shared = caches.as_ref();
     let scan = crate::logging::phase("stat, read, audit");
     let chunks: Vec<(usize, Chunk)> = files

@@ -3,26 +3,37 @@
 //! Files are grouped into **chunks** ([`chunks_of`]: runs of about 512 files in path
 //! order). A chunk's key is made of the engine version and each of its files' path and
 //! findings key (the local cache's key: content hash, spans, settings), so an edit
-//! invalidates its chunk and no other, and a run makes one lookup per chunk, not per
-//! file. A chunk's blob holds the reports of its files; it is believed only if it holds a
-//! report for exactly the keys asked for (the digest was checked by the client).
+//! file. A chunk's blob holds the reports of its files, in the chunk's order, without
+//! their keys: the chunk's key names every one of them already, and the keys were most of
+//! a packed blob's bytes (32 random bytes each, beside a report that packs to a few). It
+//! is believed only if it holds a report for each file of the chunk (the digest was
+//! checked by the client).
 
 use super::super::cache::{CachedReport, Caches, ENGINE_VERSION, ReportRef};
 use crate::remote::{Remote, chunks_of};
 
 /// The chunks a run looked up, with what became of them.
 pub(super) struct Plan {
-    /// Each chunk: its key material and its files (indices into the pass's files).
-    chunks: Vec<(Vec<u8>, Vec<usize>)>,
+    chunks: Vec<Chunk>,
     /// The chunks the server did not serve (indices into `chunks`): to be stored.
     missed: Vec<usize>,
+}
+
+/// A chunk looked up.
+struct Chunk {
+    /// What its key is the digest of: [`material`].
+    material: Vec<u8>,
+    /// Its files: indices into the pass's files.
+    files: Vec<usize>,
+    /// Their findings keys, in the same order.
+    keys: Vec<[u8; 32]>,
 }
 
 /// The key material of a chunk: what its reports depend on.
 /// `keys` are the findings keys of `files`, in their order.
 fn material(name: &str, files: &[usize], paths: &[&str], keys: &[[u8; 32]]) -> Vec<u8> {
     let mut m = Vec::with_capacity(64 + files.len() * 64);
-    m.extend_from_slice(b"lockgraph copy-audit chunk v1\0");
+    m.extend_from_slice(b"lockgraph copy-audit chunk v2\0");
     m.extend_from_slice(ENGINE_VERSION.as_bytes());
     m.push(0);
     m.extend_from_slice(name.as_bytes());
@@ -57,18 +68,20 @@ pub(super) fn prefetch(
         if chunk_keys.iter().all(|k| caches.has_findings(k)) {
             continue;
         }
-        plan.chunks
-            .push((material(&name, &files, paths, &chunk_keys), files));
+        plan.chunks.push(Chunk {
+            material: material(&name, &files, paths, &chunk_keys),
+            files,
+            keys: chunk_keys,
+        });
     }
-    let materials: Vec<Vec<u8>> = plan.chunks.iter().map(|(m, _)| m.clone()).collect();
+    let materials: Vec<Vec<u8>> = plan.chunks.iter().map(|c| c.material.clone()).collect();
     let blobs = remote.fetch(&materials);
     for (c, blob) in blobs.into_iter().enumerate() {
-        let files = &plan.chunks[c].1;
-        let wanted: Vec<[u8; 32]> = files.iter().filter_map(|&i| keys[i]).collect();
-        match blob.and_then(|b| decode(&b, &wanted)) {
+        let keys = &plan.chunks[c].keys;
+        match blob.and_then(|b| decode(&b, keys.len())) {
             Some(reports) => {
-                for (key, report) in reports {
-                    caches.offer(key, report);
+                for (key, report) in keys.iter().zip(reports) {
+                    caches.offer(*key, report);
                 }
             }
             None => plan.missed.push(c),
@@ -81,26 +94,23 @@ pub(super) fn prefetch(
     plan
 }
 
-/// A chunk's blob: the engine version and each key with its report.
-fn encode(reports: &[([u8; 32], ReportRef)]) -> Option<Vec<u8>> {
+/// A chunk's blob: the engine version and each file's report, in the chunk's order.
+fn encode(reports: &[ReportRef]) -> Option<Vec<u8>> {
     postcard::to_stdvec(&(ENGINE_VERSION, reports)).ok()
 }
 
-/// The reports of a blob, if it is this engine's and holds exactly the `wanted` keys.
-fn decode(blob: &[u8], wanted: &[[u8; 32]]) -> Option<Vec<([u8; 32], CachedReport)>> {
-    let (engine, reports): (String, Vec<([u8; 32], CachedReport)>) =
-        postcard::from_bytes(blob).ok()?;
-    let mut got: Vec<[u8; 32]> = reports.iter().map(|(k, _)| *k).collect();
-    let mut want = wanted.to_vec();
-    got.sort_unstable();
-    got.dedup();
-    want.sort_unstable();
-    want.dedup();
-    (engine == ENGINE_VERSION && got == want).then_some(reports)
+/// The reports of a blob, if it is this engine's and holds one for each of the chunk's
+/// `files` files.
+fn decode(blob: &[u8], files: usize) -> Option<Vec<CachedReport>> {
+    let (engine, reports): (String, Vec<CachedReport>) = postcard::from_bytes(blob).ok()?;
+    (engine == ENGINE_VERSION && reports.len() == files).then_some(reports)
 }
 
 /// Stores the chunks the server did not serve, from the reports the pass made:
-/// `report(i)` is file `i`'s key and report, None if it could not be read.
+/// `report(i)` is file `i`'s report and the key it was made for, None if it could not be
+/// read. A chunk is stored only where every report was made for the key the chunk was
+/// looked up by: a file edited during the run has a report of other bytes, which the
+/// chunk's key does not name.
 pub(super) fn upload<'r>(
     remote: &Remote,
     plan: &Plan,
@@ -110,8 +120,17 @@ pub(super) fn upload<'r>(
         plan.missed
             .iter()
             .filter_map(|&c| {
-                let (material, files) = &plan.chunks[c];
-                let reports: Option<Vec<_>> = files.iter().map(|&i| report(i)).collect();
+                let Chunk {
+                    material,
+                    files,
+                    keys,
+                } = &plan.chunks[c];
+                let reports: Option<Vec<_>> = files
+                    .iter()
+                    .zip(keys)
+                    .map(|(&i, key)| report(i).filter(|(made_for, _)| made_for == key))
+                    .map(|made| Some(made?.1))
+                    .collect();
                 Some((material.clone(), encode(&reports?)?))
             })
             .collect()
