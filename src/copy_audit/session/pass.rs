@@ -76,14 +76,14 @@ enum Origin {
 
 /// Audits every file in `files` (paths with the stats the walk took, if it took them), from
 /// the caches where they vouch for the inputs.
-pub fn audit(
+pub fn audit<'r>(
     ws: &Workspace,
     lock: &LockView,
     mut files: Vec<(String, Option<Stat>)>,
     mut caches: Option<Caches>,
     progress: &Progress,
-    remote: Option<&Remote>,
-) -> Result<(Audit, Learnt), Failure> {
+    remote: Option<&'r Remote>,
+) -> Result<(Audit, Learnt<'r>), Failure> {
     let pass = Pass::new(ws, lock)?;
     let (mut known, infos) = join_caches(lock, &files, caches.as_mut())?;
     // Between the stat index vouching for hashes and the files being read: where an edit
@@ -133,20 +133,12 @@ pub fn audit(
         copy_identical_reports(&mut audit, &sides, copies);
     }
     drop(merge);
-    if let (Some(remote), Some(plan)) = (remote, &remote_plan) {
-        remote::upload(remote, plan, |i| {
-            let side = &sides[i / CHUNK][i % CHUNK];
-            let report = &audit.get(i).report;
-            (side.origin != Origin::Unread).then_some((
-                side.key,
-                ReportRef {
-                    findings: &report.findings,
-                    error: &report.error,
-                },
-            ))
-        });
-    }
-    Ok((audit, Learnt { caches, sides }))
+    let learnt = Learnt {
+        caches,
+        sides,
+        remote: remote.zip(remote_plan),
+    };
+    Ok((audit, learnt))
 }
 
 /// A file's hash as the stat index vouches for it (for the stat the walk took), if it does.
@@ -518,44 +510,86 @@ fn copy_identical_reports(audit: &mut Audit, sides: &[Vec<Side>], copies: Vec<us
     }
 }
 
-/// What an audit taught the caches, to save while its report is printed.
-pub struct Learnt {
+/// What an audit taught the caches, local and remote, to save while its report is
+/// printed.
+pub struct Learnt<'r> {
     caches: Option<Caches>,
     sides: Vec<Vec<Side>>,
+    /// The remote cache and the chunks it was asked for, whose missed ones are stored.
+    remote: Option<(&'r Remote, remote::Plan)>,
 }
 
-impl Learnt {
-    /// Saves the caches, if the run learnt anything: `audit` is the audit that taught
-    /// them, `summary` the lockfile summary the run made (if it parsed the lockfile).
+impl Learnt<'_> {
+    /// Saves the caches, if the run learnt anything, and stores the chunks the remote
+    /// cache lacked, side by side (the upload mostly waits on the server): `audit` is the
+    /// audit that taught them, `summary` the lockfile summary the run made (if it parsed
+    /// the lockfile).
     pub fn save(self, audit: &Audit, summary: Option<&[(String, LockInfo)]>) {
-        let Learnt { caches, sides } = self;
-        if let Some(mut c) = caches.filter(Caches::needs_save) {
-            let _save = crate::logging::phase("save caches");
-            c.plan_findings(sides.iter().flatten().count());
-            // A rewritten shard asks for the reports this run computed or the remote
-            // cache offered (those it took from the shard it copies back itself), so
-            // only those shards' files are indexed.
-            let rewritten = c.rewritten_shards();
-            let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();
-            let mut by_key: FxHashMap<[u8; 32], &Audited> =
-                FxHashMap::with_capacity_and_hasher(indexed, Default::default());
-            by_key.extend(
-                sides
-                    .iter()
-                    .flatten()
-                    .zip(audit.files())
-                    .filter(|(side, _)| side.origin != Origin::Unread && rewritten(&side.key))
-                    .map(|(side, a)| (side.key, a)),
-            );
-            c.save(
-                |key| {
-                    by_key.get(key).map(|a| ReportRef {
-                        findings: &a.report.findings,
-                        error: &a.report.error,
-                    })
-                },
-                summary,
-            );
-        }
+        let Learnt {
+            caches,
+            sides,
+            remote,
+        } = self;
+        rayon::join(
+            || {
+                if let Some((remote, plan)) = &remote {
+                    upload(remote, plan, audit, &sides);
+                }
+            },
+            || save_local(caches, audit, &sides, summary),
+        );
+    }
+}
+
+/// Stores the chunks `plan` looked up and `remote` did not serve, from the reports the
+/// audit made.
+fn upload(remote: &Remote, plan: &remote::Plan, audit: &Audit, sides: &[Vec<Side>]) {
+    remote::upload(remote, plan, |i| {
+        let side = &sides[i / CHUNK][i % CHUNK];
+        let report = &audit.get(i).report;
+        (side.origin != Origin::Unread).then_some((
+            side.key,
+            ReportRef {
+                findings: &report.findings,
+                error: &report.error,
+            },
+        ))
+    });
+}
+
+/// Saves the local caches, if the run learnt anything.
+fn save_local(
+    caches: Option<Caches>,
+    audit: &Audit,
+    sides: &[Vec<Side>],
+    summary: Option<&[(String, LockInfo)]>,
+) {
+    if let Some(mut c) = caches.filter(Caches::needs_save) {
+        let _save = crate::logging::phase("save caches");
+        c.plan_findings(sides.iter().flatten().count());
+        // A rewritten shard asks for the reports this run computed or the remote
+        // cache offered (those it took from the shard it copies back itself), so
+        // only those shards' files are indexed.
+        let rewritten = c.rewritten_shards();
+        let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();
+        let mut by_key: FxHashMap<[u8; 32], &Audited> =
+            FxHashMap::with_capacity_and_hasher(indexed, Default::default());
+        by_key.extend(
+            sides
+                .iter()
+                .flatten()
+                .zip(audit.files())
+                .filter(|(side, _)| side.origin != Origin::Unread && rewritten(&side.key))
+                .map(|(side, a)| (side.key, a)),
+        );
+        c.save(
+            |key| {
+                by_key.get(key).map(|a| ReportRef {
+                    findings: &a.report.findings,
+                    error: &a.report.error,
+                })
+            },
+            summary,
+        );
     }
 }
