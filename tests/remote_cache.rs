@@ -213,8 +213,9 @@ fn a_server_that_never_was_is_a_miss_and_bad_addresses_are_refused() {
 }
 
 /// A server that answers every lookup with a blob whose bytes are not its digest's, or
-/// are but were never packed: what a corrupt or malicious cache serves. BuildGrid checks what it stores, so this one is
-/// made here: an action cache and nothing else, the blob inlined in the result.
+/// are but were never packed: what a corrupt or malicious cache serves. BuildGrid checks
+/// what it stores, so this one is made here: an action cache and nothing else, the blob
+/// inlined in the result.
 mod lying {
     use bazel_remote_apis::build::bazel::remote::execution::v2 as re;
     use re::action_cache_server::{ActionCache, ActionCacheServer};
@@ -344,10 +345,17 @@ impl Run {
 impl Run {
     /// Runs `command`, the remote cache only as its arguments name it.
     fn of(command: &mut assert_cmd::Command) -> Run {
-        let out = command
-            .env_remove("LOCKGRAPH_REMOTE_CACHE")
-            .output()
-            .unwrap();
+        Run::from(
+            command
+                .env_remove("LOCKGRAPH_REMOTE_CACHE")
+                .output()
+                .unwrap(),
+        )
+    }
+}
+
+impl From<std::process::Output> for Run {
+    fn from(out: std::process::Output) -> Run {
         Run {
             stdout: out.stdout,
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -436,39 +444,24 @@ fn a_file_edited_during_a_run_stores_no_chunk_for_bytes_it_no_longer_has() {
     let url = server.url();
     let first = checkout();
     let edited = first_markdown(first.path());
-    let pause = tempfile::tempdir().unwrap();
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("copy-audit"))
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("copy-audit"));
+    command
         .args(["--json", "--remote-cache", url.as_str()])
         .current_dir(first.path())
-        .env_remove("LOCKGRAPH_REMOTE_CACHE")
         .env("LOCKGRAPH_LOG", "info")
-        .env("LOCKGRAPH_TEST_CHUNK_FILES", CHUNK_FILES)
-        .env("LOCKGRAPH_TEST_PAUSE", pause.path())
-        .env("LOCKGRAPH_TEST_PAUSE_AT", "remote-looked-up")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    while !pause.path().join("paused").exists() {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    let text = std::fs::read_to_string(&edited).unwrap();
-    std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
-    std::fs::write(pause.path().join("go"), b"").unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let count = |name: &str| -> usize {
-        let line = stderr
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("timing: {name} ")));
-        line.unwrap_or_else(|| panic!("no `{name}` in\n{stderr}"))
-            .trim()
-            .parse()
-            .unwrap()
-    };
-    let chunks = count("remote chunks looked up");
-    assert!(chunks >= 2, "{stderr}");
-    assert_eq!(count("remote chunks stored"), chunks - 1, "{stderr}");
+        .env("LOCKGRAPH_TEST_CHUNK_FILES", CHUNK_FILES);
+    let run = Run::from(paused_at(command, "remote-looked-up", || {
+        let text = std::fs::read_to_string(&edited).unwrap();
+        std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
+    }));
+    let chunks = run.count("remote chunks looked up");
+    assert!(chunks >= 2, "{}", run.stderr);
+    assert_eq!(
+        run.count("remote chunks stored"),
+        chunks - 1,
+        "{}",
+        run.stderr
+    );
     // The old bytes, elsewhere: the edited file's chunk is computed, the rest served.
     let second = checkout();
     let run = audit(second.path(), &["--remote-cache", url.as_str()]);
@@ -565,11 +558,17 @@ fn a_server_stopped_mid_run_changes_nothing_but_a_warning() {
 
 /// Runs `command` until it has looked its chunks up and is about to store what missed,
 /// stops the server there, and lets it finish.
-fn stopped_before_storing(mut command: Command, server: &mut Server) -> std::process::Output {
+fn stopped_before_storing(command: Command, server: &mut Server) -> std::process::Output {
+    paused_at(command, "remote-store", || server.stop())
+}
+
+/// Runs `command` until it reaches the pause point `point`, does `meanwhile`, and lets
+/// it finish.
+fn paused_at(mut command: Command, point: &str, meanwhile: impl FnOnce()) -> std::process::Output {
     let pause = tempfile::tempdir().unwrap();
     let child = command
         .env("LOCKGRAPH_TEST_PAUSE", pause.path())
-        .env("LOCKGRAPH_TEST_PAUSE_AT", "remote-store")
+        .env("LOCKGRAPH_TEST_PAUSE_AT", point)
         .env_remove("LOCKGRAPH_REMOTE_CACHE")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -577,10 +576,13 @@ fn stopped_before_storing(mut command: Command, server: &mut Server) -> std::pro
         .unwrap();
     let start = Instant::now();
     while !pause.path().join("paused").exists() {
-        assert!(start.elapsed() < Duration::from_secs(60), "never paused");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "never paused at {point}"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
-    server.stop();
+    meanwhile();
     std::fs::write(pause.path().join("go"), b"").unwrap();
     child.wait_with_output().unwrap()
 }

@@ -6,9 +6,11 @@
 //! a fresh checkout, all of them) are hashed and grouped into chunks by their definition's
 //! path ([`crate::remote::chunks_of`]: runs in path order, a definition's files
 //! together). A chunk's key is the engine key and each file's path, kind and content
-//! hash: an edit invalidates its chunk and no other. A served chunk's values go into the inputs as the local cache's
-//! do, in place of the bytes; everything downstream (flags, ladders, the graph) is computed
-//! here either way, so the output is the same with or without the server.
+//! hash: an edit invalidates its chunk and no other. A served chunk's values go into the
+//! inputs as the local cache's do, in place of the bytes; everything downstream (flags,
+//! ladders, the graph) is computed here either way, so the output is the same with or
+//! without the server. The values stored are computed from the very bytes hashed for the
+//! key (read once, unlike copy-audit's), so no edit during a run can set them apart.
 
 use super::cache::{Files, LockKnown, SoilKnown, Taken, TrKnown};
 use crate::remote::{Remote, chunks_of};

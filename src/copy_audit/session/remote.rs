@@ -3,6 +3,7 @@
 //! Files are grouped into **chunks** ([`chunks_of`]: runs of about 512 files in path
 //! order). A chunk's key is made of the engine version and each of its files' path and
 //! findings key (the local cache's key: content hash, spans, settings), so an edit
+//! invalidates its chunk and no other, and a run makes one lookup per chunk, not per
 //! file. A chunk's blob holds the reports of its files, in the chunk's order, without
 //! their keys: the chunk's key names every one of them already, and the keys were most of
 //! a packed blob's bytes (32 random bytes each, beside a report that packs to a few). It
@@ -128,8 +129,10 @@ pub(super) fn upload<'r>(
                 let reports: Option<Vec<_>> = files
                     .iter()
                     .zip(keys)
-                    .map(|(&i, key)| report(i).filter(|(made_for, _)| made_for == key))
-                    .map(|made| Some(made?.1))
+                    .map(|(&i, key)| match report(i)? {
+                        (made_for, report) if made_for == *key => Some(report),
+                        _ => None,
+                    })
                     .collect();
                 Some((material.clone(), encode(&reports?)?))
             })
