@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 pub const POINTS: &[&str] = &[
     // copy-audit: files listed and stats vouched for, none read yet.
     "read",
-    // copy-audit --remote-cache: every file hashed and the remote looked up, none audited.
+    // copy-audit --remote-cache: the first window's files hashed and looked up, none
+    // audited.
     "remote-looked-up",
     // copy-audit --remote-cache: the remote looked up and the audit done, nothing stored.
     "remote-store",

@@ -430,10 +430,8 @@ fn fresh_checkouts_are_served_from_the_cache_and_an_edit_recomputes_its_chunk() 
     });
 }
 
-/// Read-only (an untrusted pull request): served, but what it computed is not stored, as
-/// the same edit on another fresh checkout shows. `edited(args)` runs the tool with `args`
-/// on a fresh checkout with one chunk's file edited, the same edit each time.
-/// A file edited between its hash for the remote's keys and its read for the engine: its
+/// A file edited between its hash for the remote's keys and its read for the engine (the
+/// stat index vouched for its hash, so it was read only when its chunk missed): its
 /// report is of the new bytes, so its chunk, keyed by the old, is not stored; another
 /// checkout of the old bytes computes that chunk and prints what `--no-cache` prints.
 #[test]
@@ -444,6 +442,11 @@ fn a_file_edited_during_a_run_stores_no_chunk_for_bytes_it_no_longer_has() {
     let url = server.url();
     let first = checkout();
     let edited = first_markdown(first.path());
+    // A run that reads a file hashes and audits the same bytes; a file the stat index
+    // vouches for is only read once its chunk missed, and can have changed by then. So
+    // a local run first (the stat index), then a run whose local findings are gone.
+    audit(first.path(), &[]);
+    std::fs::remove_dir_all(first.path().join(".lockgraph/findings")).unwrap();
     let mut command = Command::new(assert_cmd::cargo::cargo_bin("copy-audit"));
     command
         .args(["--json", "--remote-cache", url.as_str()])
@@ -454,6 +457,12 @@ fn a_file_edited_during_a_run_stores_no_chunk_for_bytes_it_no_longer_has() {
         let text = std::fs::read_to_string(&edited).unwrap();
         std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
     }));
+    assert_eq!(
+        run.count("file reads"),
+        run.count("reports computed"),
+        "{}",
+        run.stderr
+    );
     let chunks = run.count("remote chunks looked up");
     assert!(chunks >= 2, "{}", run.stderr);
     assert_eq!(
@@ -473,6 +482,27 @@ fn a_file_edited_during_a_run_stores_no_chunk_for_bytes_it_no_longer_has() {
     assert_eq!(run.count("remote chunks served"), chunks - 1);
 }
 
+/// A fresh checkout reads each file once, for its chunk's key and for the engine alike.
+#[test]
+fn a_cold_remote_run_reads_each_file_once() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let url = server.url();
+    let dir = checkout();
+    let run = audit(dir.path(), &["--remote-cache", url.as_str()]);
+    let files = run.count("reports computed");
+    assert!(
+        files > 0 && run.count("remote chunks looked up") >= 2,
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.count("file reads"), files, "{}", run.stderr);
+}
+
+/// Read-only (an untrusted pull request): served, but what it computed is not stored, as
+/// the same edit on another fresh checkout shows. `edited(args)` runs the tool with `args`
+/// on a fresh checkout with one chunk's file edited, the same edit each time.
 fn read_only_stores_nothing(chunks: usize, url: &str, edited: impl Fn(&[&str]) -> Run) {
     let run = edited(&["--remote-cache", url, "--remote-cache-read-only"]);
     assert_eq!(run.count("remote chunks served"), chunks - 1);

@@ -270,10 +270,6 @@ pub struct Caches {
     plan: Option<Plan>,
     /// Reports this run computed, or took from the remote cache.
     fresh: FxHashSet<Key>,
-    /// Reports the remote cache served this run ([`Caches::offer`]), taken like the
-    /// shards' reports.
-    offered: Mutex<FxHashMap<Key, Option<CachedReport>>>,
-    any_offered: bool,
     /// With the summary's lockfile stat and the summary file's mtime.
     lock_summary: Option<(LockSummary, Stat, i128)>,
     /// The lockfile was parsed this run: its summary is to be written, for this stat.
@@ -377,8 +373,6 @@ impl Caches {
             shards: Vec::new(),
             plan: None,
             fresh: FxHashSet::default(),
-            offered: Mutex::new(FxHashMap::default()),
-            any_offered: false,
             lock_summary: None,
             lock_summary_wanted: None,
         };
@@ -493,26 +487,9 @@ impl Caches {
             .is_some_and(|slot| !slot.taken)
     }
 
-    /// A report the remote cache served for `key`: taken by the pass like a cached one,
-    /// and kept in the local cache when this run saves it.
-    pub fn offer(&mut self, key: [u8; 32], report: CachedReport) {
-        self.any_offered = true;
-        self.fresh.insert(HashBytes(key));
-        self.offered
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(HashBytes(key), Some(report));
-    }
-
     /// Moves a cached report out of the cache (the run owns it from here; safe from any
     /// worker thread) and marks it taken, so a rewrite of its shard asks for it back.
     pub fn take_findings(&self, key: &[u8; 32]) -> Taken {
-        if self.any_offered {
-            let mut offered = self.offered.lock().expect("no holder panics");
-            if let Some(slot) = offered.get_mut(&HashBytes(*key)) {
-                return slot.take().map_or(Taken::ByIdenticalFile, Taken::Report);
-            }
-        }
         let Some(bits) = self.bits else {
             return Taken::Missing;
         };
@@ -596,7 +573,7 @@ impl Caches {
 
     /// Writes what changed: the stat index if any file was read, and each findings shard
     /// this run added to. A rewritten shard keeps the reports this run used (`served`
-    /// gives those it computed or the remote cache offered; those it took from the shard
+    /// gives those it computed or the remote cache served; those it took from the shard
     /// are copied back as the shard held them), and older ones while it stays within
     /// twice that size, so auditing a subset of the tree does not evict the rest, yet a
     /// shard cannot grow without bound.

@@ -4,12 +4,14 @@
 //! records what the caches learnt.
 
 use super::super::Failure;
-use super::super::cache::{Caches, ENGINE_VERSION, LockInfo, ReportRef, Stat, Taken};
+use super::super::cache::{CachedReport, Caches, ENGINE_VERSION, LockInfo, ReportRef, Stat, Taken};
 use super::super::lockview::LockView;
 use super::super::workspace::Workspace;
 use super::audited::{Audit, Audited, CHUNK};
 use super::remote;
 use super::scan::{Scanned, scan_one, unreadable};
+
+mod windowed;
 use super::setup::engine_setup;
 use crate::config::PathMatcher;
 use crate::progress::Progress;
@@ -21,6 +23,7 @@ use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The key of a file's findings in the cache: everything they depend on.
 fn findings_key(
@@ -66,6 +69,8 @@ type Chunk = (Vec<Audited>, Vec<Side>);
 enum Origin {
     Engine,
     Cache,
+    /// Served by the remote cache: the local cache learns it.
+    Remote,
     /// The cached report of another file with the same key (identical content and
     /// spans), which took it out of the cache this run: copied from it after the pass.
     IdenticalFile,
@@ -85,39 +90,24 @@ pub fn audit<'r>(
     remote: Option<&'r Remote>,
 ) -> Result<(Audit, Learnt<'r>), Failure> {
     let pass = Pass::new(ws, lock)?;
-    let (mut known, infos) = join_caches(lock, &files, caches.as_mut())?;
+    let (known, infos) = join_caches(lock, &files, caches.as_mut())?;
     // Between the stat index vouching for hashes and the files being read: where an edit
     // during a run is tested (`tests/stale_caches.rs`).
     crate::testhook::pause("read");
-    // With a remote cache, every file's key first, then one lookup per chunk of files;
-    // the files hashed for it are not read again unless the engine needs their bytes.
-    let mut prehashed = vec![false; files.len()];
-    let remote_plan = match (remote, caches.as_mut()) {
-        (Some(remote), Some(c)) => {
-            Some(pass.prefetch(remote, c, &mut files, &mut known, &infos, &mut prehashed))
-        }
-        _ => None,
-    };
-    if remote_plan.is_some() {
-        // Between a file's hash for the remote's keys and its read for the engine: where
-        // an edit during a run is tested (`tests/remote_cache.rs`).
-        crate::testhook::pause("remote-looked-up");
-    }
-    let shared = caches.as_ref();
     let scan = crate::logging::phase("stat, read, audit");
-    let chunks: Vec<(usize, Chunk)> = files
-        .chunks_mut(CHUNK)
-        .zip(known.chunks(CHUNK))
-        .zip(infos.chunks(CHUNK))
-        .zip(prehashed.chunks(CHUNK))
-        .enumerate()
-        .par_bridge()
-        .map(|(i, (((chunk, known), infos), prehashed))| {
-            let done = pass.audit_chunk(chunk, known, infos, prehashed, shared, progress)?;
-            Ok((i, done))
-        })
-        .collect::<Result<_, Failure>>()?;
+    let (chunks, remote) = match (remote, caches.as_ref()) {
+        (Some(remote), Some(shared)) => {
+            let (chunks, plan) =
+                pass.audit_windows(remote, shared, files, &known, &infos, progress)?;
+            (chunks, Some((remote, plan)))
+        }
+        (_, shared) => {
+            let chunks = pass.audit_all(&mut files, &known, &infos, shared, progress)?;
+            (chunks, None)
+        }
+    };
     drop(scan);
+    crate::logging::count("file reads", || pass.reads.load(Ordering::Relaxed));
     crate::logging::count("files read", || {
         let sides = chunks.iter().flat_map(|(_, (_, sides))| sides);
         sides.filter(|s| s.read).count()
@@ -136,7 +126,7 @@ pub fn audit<'r>(
     let learnt = Learnt {
         caches,
         sides,
-        remote: remote.zip(remote_plan),
+        remote,
     };
     Ok((audit, learnt))
 }
@@ -171,6 +161,8 @@ struct Pass<'a, 'w> {
     locales: PathMatcher,
     /// The settings that decide every file's findings, hashed into each findings key.
     settings_key: ContentHash,
+    /// Files read, counting a file read twice twice (for `LOCKGRAPH_LOG`).
+    reads: AtomicUsize,
 }
 
 impl<'a, 'w> Pass<'a, 'w> {
@@ -198,7 +190,29 @@ impl<'a, 'w> Pass<'a, 'w> {
             setup,
             locales,
             settings_key,
+            reads: AtomicUsize::new(0),
         })
+    }
+
+    /// Every file, in chunks of [`CHUNK`] on every core, each numbered by its place.
+    fn audit_all(
+        &self,
+        files: &mut [(String, Option<Stat>)],
+        known: &[Known],
+        infos: &[Option<LockInfo>],
+        caches: Option<&Caches>,
+        progress: &Progress,
+    ) -> Result<Vec<(usize, Chunk)>, Failure> {
+        files
+            .chunks_mut(CHUNK)
+            .zip(known.chunks(CHUNK))
+            .zip(infos.chunks(CHUNK))
+            .enumerate()
+            .par_bridge()
+            .map(|(i, ((chunk, known), infos))| {
+                Ok((i, self.audit_chunk(chunk, known, infos, caches, progress)?))
+            })
+            .collect()
     }
 
     /// One worker's chunk, in path order. Each path is moved into its report (a copy of
@@ -208,81 +222,35 @@ impl<'a, 'w> Pass<'a, 'w> {
         chunk: &mut [(String, Option<Stat>)],
         known: &[Known],
         infos: &[Option<LockInfo>],
-        prehashed: &[bool],
         caches: Option<&Caches>,
         progress: &Progress,
     ) -> Result<Chunk, Failure> {
         let mut done = Vec::with_capacity(chunk.len());
         let mut sides = Vec::with_capacity(chunk.len());
-        let each = chunk.iter_mut().zip(known).zip(infos.iter()).zip(prehashed);
-        for ((((path, stat), known), info), &prehashed) in each {
+        let each = chunk.iter_mut().zip(known).zip(infos.iter());
+        for (((path, stat), known), info) in each {
             progress.inc();
             let path = std::mem::take(path);
-            let (audited, mut side) =
-                self.audit_file(path, *stat, *known, info.as_ref(), caches)?;
-            // Read for the remote cache's keys: the stat index learns it all the same.
-            side.read |= prehashed && side.origin != Origin::Unread;
+            let scanned = self.scan(&path, *stat, *known);
+            let (audited, side) = self.audit_scanned(path, scanned, info.as_ref(), caches, None)?;
             sides.push(side);
             done.push(audited);
         }
         Ok((done, sides))
     }
 
-    /// Every file's findings key, from the stat index's hash or the bytes (each file read
-    /// here is marked in `prehashed`, its stat and hash kept in `files` and `known` for the
-    /// pass), then the remote cache's lookups, which fill `caches`.
-    fn prefetch(
-        &self,
-        remote: &Remote,
-        caches: &mut Caches,
-        files: &mut [(String, Option<Stat>)],
-        known: &mut [Known],
-        infos: &[Option<LockInfo>],
-        prehashed: &mut [bool],
-    ) -> remote::Plan {
-        let hashing = crate::logging::phase("hash for the remote cache");
-        let hashed: Vec<Option<(Stat, ContentHash, bool)>> = files
-            .par_iter()
-            .zip(known.par_iter())
-            .map(|((path, stat), known)| {
-                let scanned = scan_one(self.ws, path, *stat, *known).ok()?;
-                Some((scanned.stat, scanned.hash, scanned.read))
-            })
-            .collect();
-        let keys: Vec<Option<[u8; 32]>> = hashed
-            .par_iter()
-            .zip(files.par_iter())
-            .zip(infos.par_iter())
-            .map(|((h, (path, _)), info)| {
-                let (_, hash, _) = h.as_ref()?;
-                let state = self.lock.state(info.as_ref(), *hash);
-                let locale = self.locales.locale_for(path);
-                Some(self.key(path, hash, state, info.as_ref(), locale))
-            })
-            .collect();
-        for (i, h) in hashed.into_iter().enumerate() {
-            if let Some((stat, hash, read)) = h {
-                files[i].1 = Some(stat);
-                known[i] = Some(hash);
-                prehashed[i] = read;
-            }
-        }
-        drop(hashing);
-        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
-        remote::prefetch(remote, caches, &paths, &keys)
-    }
-
-    /// One file: its hash, its findings key, and its report, taken from the cache when
-    /// the key is there and made by the engine otherwise.
-    fn audit_file(
+    /// One file, hashed (or not readable): its findings key, and its report, the one the
+    /// remote cache `served` if it did, else taken from the local cache when the key is
+    /// there and made by the engine otherwise.
+    fn audit_scanned(
         &self,
         path: String,
-        stat: Option<Stat>,
-        known: Known,
+        scanned: std::io::Result<Scanned>,
         info: Option<&LockInfo>,
         caches: Option<&Caches>,
+        served: Option<CachedReport>,
     ) -> Result<(Audited, Side), Failure> {
-        let mut scanned = match scan_one(self.ws, &path, stat, known) {
+        let mut scanned = match scanned {
             Ok(scanned) => scanned,
             Err(e) => return Ok(self.unread(path, info, &e)),
         };
@@ -290,7 +258,13 @@ impl<'a, 'w> Pass<'a, 'w> {
         let locale = self.locales.locale_for(&path);
         let mut key = self.key(&path, &scanned.hash, state, info, locale);
         // Taken out of the cache here, on the workers, not cloned.
-        let taken = caches.map_or(Taken::Missing, |c| c.take_findings(&key));
+        let (taken, taken_from) = match served {
+            Some(report) => (Taken::Report(report), Origin::Remote),
+            None => (
+                caches.map_or(Taken::Missing, |c| c.take_findings(&key)),
+                Origin::Cache,
+            ),
+        };
         if info.is_some() && !matches!(taken, Taken::Missing) {
             self.lock.release_entry(&path);
         }
@@ -301,7 +275,7 @@ impl<'a, 'w> Pass<'a, 'w> {
                     findings: r.findings,
                     error: r.error,
                 },
-                Origin::Cache,
+                taken_from,
             ),
             Taken::ByIdenticalFile => (
                 FileReport {
@@ -341,10 +315,20 @@ impl<'a, 'w> Pass<'a, 'w> {
         Ok((audited, side))
     }
 
-    /// The bytes of a file the stat index vouched for, read now that the engine needs
-    /// them.
+    /// A file's stat and hash ([`scan_one`]), counted if it was read.
+    fn scan(&self, path: &str, stat: Option<Stat>, known: Known) -> std::io::Result<Scanned> {
+        let scanned = scan_one(self.ws, path, stat, known);
+        if scanned.as_ref().is_ok_and(|s| s.read) {
+            self.reads.fetch_add(1, Ordering::Relaxed);
+        }
+        scanned
+    }
+
+    /// The bytes of a file the stat index vouched for (or whose bytes were not kept),
+    /// read now that the engine needs them.
     fn load(&self, path: &str, scanned: &mut Scanned) -> std::io::Result<()> {
         if scanned.source.is_none() {
+            self.reads.fetch_add(1, Ordering::Relaxed);
             let bytes = crate::fsutil::read_regular(&self.ws.root.join(path))?;
             scanned.source = Some(Source::new(bytes));
         }
@@ -478,7 +462,7 @@ fn teach(c: &mut Caches, audit: &Audit, sides: &[Vec<Side>]) -> Vec<usize> {
             c.record_stat(&a.path, stat, a.hash.expect("a file read has a hash"));
         }
         match side.origin {
-            Origin::Engine => c.store_findings(side.key),
+            Origin::Engine | Origin::Remote => c.store_findings(side.key),
             Origin::Cache | Origin::Unread => {}
             Origin::IdenticalFile => copies.push(i),
         }
@@ -568,7 +552,7 @@ fn save_local(
         let _save = crate::logging::phase("save caches");
         c.plan_findings(sides.iter().flatten().count());
         // A rewritten shard asks for the reports this run computed or the remote
-        // cache offered (those it took from the shard it copies back itself), so
+        // cache served (those it took from the shard it copies back itself), so
         // only those shards' files are indexed.
         let rewritten = c.rewritten_shards();
         let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();

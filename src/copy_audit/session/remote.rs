@@ -1,6 +1,6 @@
 //! The remote cache in the audit pass ([`crate::remote`] speaks to the server).
 //!
-//! Files are grouped into **chunks** ([`chunks_of`]: runs of about 512 files in path
+//! Files are grouped into **chunks** ([`crate::remote::chunks_of`]: runs of about 512 files in path
 //! order). A chunk's key is made of the engine version and each of its files' path and
 //! findings key (the local cache's key: content hash, spans, settings), so an edit
 //! invalidates its chunk and no other, and a run makes one lookup per chunk, not per
@@ -11,13 +11,15 @@
 //! checked by the client).
 
 use super::super::cache::{CachedReport, Caches, ENGINE_VERSION, ReportRef};
-use crate::remote::{Remote, chunks_of};
+use crate::remote::Remote;
 
 /// The chunks a run looked up, with what became of them.
 pub(super) struct Plan {
     chunks: Vec<Chunk>,
     /// The chunks the server did not serve (indices into `chunks`): to be stored.
     missed: Vec<usize>,
+    /// How many of `chunks` the server has answered for (they are answered in order).
+    answered: usize,
 }
 
 /// A chunk looked up.
@@ -31,68 +33,90 @@ struct Chunk {
 }
 
 /// The key material of a chunk: what its reports depend on.
-/// `keys` are the findings keys of `files`, in their order.
-fn material(name: &str, files: &[usize], paths: &[&str], keys: &[[u8; 32]]) -> Vec<u8> {
-    let mut m = Vec::with_capacity(64 + files.len() * 64);
+/// `keys` are the findings keys of the files at `paths`, in their order.
+fn material(name: &str, paths: &[&str], keys: &[[u8; 32]]) -> Vec<u8> {
+    let mut m = Vec::with_capacity(64 + paths.len() * 64);
     m.extend_from_slice(b"lockgraph copy-audit chunk v2\0");
     m.extend_from_slice(ENGINE_VERSION.as_bytes());
     m.push(0);
     m.extend_from_slice(name.as_bytes());
-    for (&i, key) in files.iter().zip(keys) {
+    for (path, key) in paths.iter().zip(keys) {
         m.push(0);
-        m.extend_from_slice(paths[i].as_bytes());
+        m.extend_from_slice(path.as_bytes());
         m.push(0);
         m.extend_from_slice(key);
     }
     m
 }
 
-/// Looks up every chunk that holds a file the local cache has no report for, and offers
-/// what the server serves to the local cache, where the pass takes it as a cached report.
-/// `keys[i]` is file `i`'s findings key (None for a file that could not be read: its
-/// chunk is neither looked up nor stored).
-pub(super) fn prefetch(
-    remote: &Remote,
-    caches: &mut Caches,
-    paths: &[&str],
-    keys: &[Option<[u8; 32]>],
-) -> Plan {
-    let _phase = crate::logging::phase("remote cache lookups");
-    let mut plan = Plan {
-        chunks: Vec::new(),
-        missed: Vec::new(),
-    };
-    for (name, files) in chunks_of(paths) {
-        let Some(chunk_keys) = files.iter().map(|&i| keys[i]).collect::<Option<Vec<_>>>() else {
-            continue;
-        };
-        if chunk_keys.iter().all(|k| caches.has_findings(k)) {
-            continue;
+impl Plan {
+    pub(super) fn new() -> Plan {
+        Plan {
+            chunks: Vec::new(),
+            missed: Vec::new(),
+            answered: 0,
         }
-        plan.chunks.push(Chunk {
-            material: material(&name, &files, paths, &chunk_keys),
-            files,
-            keys: chunk_keys,
+    }
+
+    /// Adds the chunks of `chunks` (each a name and its files' indices) that hold a file
+    /// the local cache has no report for, and returns what to look them up by, in order.
+    /// `file(i)` is file `i`'s path and findings key (no key for a file that could not be
+    /// read: its chunk is neither looked up nor stored).
+    pub(super) fn ask<'p>(
+        &mut self,
+        caches: &Caches,
+        chunks: &[(String, Vec<usize>)],
+        file: impl Fn(usize) -> (&'p str, Option<[u8; 32]>),
+    ) -> Vec<Vec<u8>> {
+        let first = self.chunks.len();
+        for (name, files) in chunks {
+            let Some(keys) = files.iter().map(|&i| file(i).1).collect::<Option<Vec<_>>>() else {
+                continue;
+            };
+            if keys.iter().all(|k| caches.has_findings(k)) {
+                continue;
+            }
+            let paths: Vec<&str> = files.iter().map(|&i| file(i).0).collect();
+            self.chunks.push(Chunk {
+                material: material(name, &paths, &keys),
+                files: files.clone(),
+                keys,
+            });
+        }
+        self.chunks[first..]
+            .iter()
+            .map(|c| c.material.clone())
+            .collect()
+    }
+
+    /// The server's answers to the next chunks asked, in the order asked: the reports it
+    /// served, by file index. The chunks it did not serve are to be stored.
+    pub(super) fn answer(&mut self, blobs: Vec<Option<Vec<u8>>>) -> Vec<(usize, CachedReport)> {
+        let mut served = Vec::new();
+        for blob in blobs {
+            let c = self.answered;
+            self.answered += 1;
+            let Chunk { files, keys, .. } = &self.chunks[c];
+            match blob.and_then(|b| decode(&b, keys.len())) {
+                Some(reports) => served.extend(files.iter().copied().zip(reports)),
+                None => self.missed.push(c),
+            }
+        }
+        served
+    }
+
+    /// How many chunks the server has not served so far.
+    pub(super) fn missed(&self) -> usize {
+        self.missed.len()
+    }
+
+    /// Counts what was looked up and served, for `LOCKGRAPH_LOG`.
+    pub(super) fn log(&self) {
+        crate::logging::count("remote chunks looked up", || self.chunks.len());
+        crate::logging::count("remote chunks served", || {
+            self.chunks.len() - self.missed.len()
         });
     }
-    let materials: Vec<Vec<u8>> = plan.chunks.iter().map(|c| c.material.clone()).collect();
-    let blobs = remote.fetch(&materials);
-    for (c, blob) in blobs.into_iter().enumerate() {
-        let keys = &plan.chunks[c].keys;
-        match blob.and_then(|b| decode(&b, keys.len())) {
-            Some(reports) => {
-                for (key, report) in keys.iter().zip(reports) {
-                    caches.offer(*key, report);
-                }
-            }
-            None => plan.missed.push(c),
-        }
-    }
-    crate::logging::count("remote chunks looked up", || plan.chunks.len());
-    crate::logging::count("remote chunks served", || {
-        plan.chunks.len() - plan.missed.len()
-    });
-    plan
 }
 
 /// A chunk's blob: the engine version and each file's report, in the chunk's order.
