@@ -20,6 +20,7 @@ pub mod annotations;
 pub mod config;
 pub mod copy_audit;
 pub mod fsutil;
+pub mod gitindex;
 pub mod logging;
 pub mod lsp;
 mod memory;

@@ -152,6 +152,10 @@ pub struct Counts {
     /// Blobs whose bytes did not hash to their digest: ignored.
     pub corrupt: usize,
     pub stored: usize,
+    /// Bytes of the blobs read, as the server sent them (packed).
+    pub bytes_read: usize,
+    /// Time spent waiting for lookups.
+    pub fetching: std::time::Duration,
 }
 
 /// A connection to the remote cache. Connecting is lazy: an unreachable server shows at
@@ -239,10 +243,9 @@ impl Remote {
         if keys.is_empty() || self.is_gone() {
             return vec![None; keys.len()];
         }
+        let began = std::time::Instant::now();
         let packed = self.runtime.block_on(self.fetch_all(keys));
-        crate::logging::count("remote blob bytes read, packed", || {
-            packed.iter().flatten().map(Vec::len).sum()
-        });
+        let packed_len = packed.iter().flatten().map(Vec::len).sum::<usize>();
         // Unpacked on every core. A blob that checks but does not unpack is as corrupt
         // as one that does not check.
         let unpacked: Vec<Option<Option<Vec<u8>>>> = packed
@@ -250,6 +253,8 @@ impl Remote {
             .map(|blob| blob.map(|b| unpack(&b)))
             .collect();
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        counts.fetching += began.elapsed();
+        counts.bytes_read += packed_len;
         counts.corrupt += unpacked.iter().filter(|b| matches!(b, Some(None))).count();
         let found: Vec<Option<Vec<u8>>> = unpacked.into_iter().map(Option::flatten).collect();
         counts.hits += found.iter().filter(|b| b.is_some()).count();

@@ -500,6 +500,171 @@ fn a_cold_remote_run_reads_each_file_once() {
     assert_eq!(run.count("file reads"), files, "{}", run.stderr);
 }
 
+/// Runs git in `dir`, with an identity for commits; false if it fails or is missing.
+fn git(dir: &std::path::Path, args: &[&str]) -> bool {
+    Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A repository of a shared tree, committed; None (the test says it was skipped) without
+/// git.
+fn repository() -> Option<tempfile::TempDir> {
+    let repo = checkout();
+    if !git(repo.path(), &["init", "-q"]) {
+        println!("skipped: no git to make a checkout with");
+        return None;
+    }
+    assert!(git(repo.path(), &["add", "-A"]));
+    assert!(git(repo.path(), &["commit", "-q", "-m", "tree"]));
+    Some(repo)
+}
+
+/// A fresh clone of `repo`, as a CI runner has it. Its index is refreshed a moment after
+/// the clone: files written in the tick the index was are not trusted by git (it
+/// refreshes them at its next command) nor by the audit, and a test's clone writes every
+/// file in that tick.
+fn clone(repo: &std::path::Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join("clone");
+    assert!(git(
+        dir.path(),
+        &["clone", "-q", repo.to_str().unwrap(), to.to_str().unwrap()]
+    ));
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(git(&to, &["update-index", "-q", "--really-refresh"]));
+    dir
+}
+
+/// A fresh clone is named by git's index: a cold run reads each file once, and the next
+/// fresh clone is served without reading a file; an edited file's chunk is read and
+/// audited, the rest still served.
+#[test]
+fn a_fresh_git_checkout_is_served_without_reading_a_file() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let Some(repo) = repository() else {
+        return;
+    };
+    let url = server.url();
+    let remote = ["--remote-cache", url.as_str()];
+    let first = clone(repo.path());
+    let first = first.path().join("clone");
+    let run = audit(&first, &remote);
+    let files = run.count("reports computed");
+    let chunks = run.count("remote chunks looked up");
+    assert!(files > 0 && chunks >= 2, "{}", run.stderr);
+    assert_eq!(
+        run.count("files named by git's index"),
+        files,
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.count("file reads"), files, "{}", run.stderr);
+    assert_eq!(run.count("remote chunks stored"), chunks, "{}", run.stderr);
+    let second = clone(repo.path());
+    let second = second.path().join("clone");
+    let run = audit(&second, &remote);
+    assert_eq!(run.count("remote chunks served"), chunks, "{}", run.stderr);
+    assert_eq!(run.count("file reads"), 0, "{}", run.stderr);
+    assert!(
+        run.stdout == audit(&second, &["--no-cache"]).stdout,
+        "{}",
+        run.stderr
+    );
+    // What it was served, its local cache learnt: the next run reads nothing either.
+    let again = audit(&second, &remote);
+    assert_eq!(
+        again.count("remote chunks looked up"),
+        0,
+        "{}",
+        again.stderr
+    );
+    let third = clone(repo.path());
+    let third = third.path().join("clone");
+    let edited = first_markdown(&third);
+    let text = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
+    let run = audit(&third, &remote);
+    assert_eq!(
+        run.count("remote chunks served"),
+        chunks - 1,
+        "{}",
+        run.stderr
+    );
+    let reads = run.count("file reads");
+    assert!(
+        reads >= 1 && reads < files,
+        "{reads} of {files}: {}",
+        run.stderr
+    );
+    assert!(
+        run.stdout == audit(&third, &["--no-cache"]).stdout,
+        "{}",
+        run.stderr
+    );
+}
+
+/// A file named by git edited between the lookup and its read (its chunk missed): the
+/// report is of other bytes than the blob its chunk's key names, so that chunk is not
+/// stored; the next clone is served the rest and computes it.
+#[test]
+fn a_file_named_by_git_edited_during_a_run_stores_no_chunk_for_its_blob() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let Some(repo) = repository() else {
+        return;
+    };
+    let url = server.url();
+    let first = clone(repo.path());
+    let first = first.path().join("clone");
+    let edited = first_markdown(&first);
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("copy-audit"));
+    command
+        .args(["--json", "--remote-cache", url.as_str()])
+        .current_dir(&first)
+        .env("LOCKGRAPH_LOG", "info")
+        .env("LOCKGRAPH_TEST_CHUNK_FILES", CHUNK_FILES);
+    let run = Run::from(paused_at(command, "remote-looked-up", || {
+        let text = std::fs::read_to_string(&edited).unwrap();
+        std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
+    }));
+    let chunks = run.count("remote chunks looked up");
+    assert!(chunks >= 2, "{}", run.stderr);
+    assert_eq!(
+        run.count("remote chunks stored"),
+        chunks - 1,
+        "{}",
+        run.stderr
+    );
+    let second = clone(repo.path());
+    let second = second.path().join("clone");
+    let run = audit(&second, &["--remote-cache", url.as_str()]);
+    assert_eq!(
+        run.count("remote chunks served"),
+        chunks - 1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout == audit(&second, &["--no-cache"]).stdout,
+        "{}",
+        run.stderr
+    );
+}
+
 /// Read-only (an untrusted pull request): served, but what it computed is not stored, as
 /// the same edit on another fresh checkout shows. `edited(args)` runs the tool with `args`
 /// on a fresh checkout with one chunk's file edited, the same edit each time.

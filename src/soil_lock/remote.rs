@@ -107,6 +107,9 @@ pub(super) fn prefetch(remote: &Remote, files: &mut [Files]) -> Plan {
             None => missed.push(c),
         }
     }
+    crate::logging::count("remote blob bytes read, packed", || {
+        remote.counts().bytes_read
+    });
     crate::logging::count("remote chunks looked up", || chunks.len());
     crate::logging::count("remote chunks served", || chunks.len() - missed.len());
     Plan { chunks, missed }

@@ -33,13 +33,14 @@ pub fn run(
     format: OutputFormat,
     key: Option<&Key>,
 ) -> Result<Outcome, Failure> {
+    let remote = remote_cache(ws, args)?;
     let Inputs {
         files,
         unnamed,
         caches,
         lock,
         previous,
-    } = match open_inputs(ws, args, matcher, key)? {
+    } = match open_inputs(ws, args, matcher, key, remote.is_some())? {
         Opened::Inputs(inputs) => *inputs,
         Opened::Replayed(outcome) => return Ok(outcome),
     };
@@ -47,7 +48,6 @@ pub fn run(
         return list_unsegmented(ws, &lock, &files, format, caches);
     }
     let progress = Progress::new(files.len(), "auditing", args.quiet);
-    let remote = remote_cache(ws, args)?;
     let (audit, learnt) = audit(ws, &lock, files, caches, &progress, remote.as_ref())?;
     drop(progress);
     if args.verbose {
@@ -135,13 +135,16 @@ fn open_inputs<'a>(
     args: &AuditArgs,
     matcher: &PathMatcher,
     key: Option<&Key>,
+    remote: bool,
 ) -> Result<Opened<'a>, Failure> {
     let walk = crate::logging::phase("walk and stat, open caches");
     // Stats are taken in the walk only to be compared with the stat index's (and a
-    // replay's, which is kept only beside a stat index).
-    let stat_walk = !args.no_cache && Caches::has_stat_index(&ws.root);
-    if !stat_walk {
-        // Every file will be read and audited: a cold run.
+    // replay's, which is kept only beside a stat index), or, with a remote cache, with
+    // git's index (files it names need not be read).
+    let stat_index = !args.no_cache && Caches::has_stat_index(&ws.root);
+    let stat_walk = stat_index || !args.no_cache && remote && ws.root.join(".git/index").is_file();
+    if !stat_index {
+        // A cold run: every file is read and audited, or served by the remote cache.
         crate::memory::small_pages();
     }
     let (files, beside) = rayon::join(
@@ -150,7 +153,7 @@ fn open_inputs<'a>(
             ws.scope(matcher, stat_walk)
         },
         || {
-            let kept = key.filter(|_| stat_walk);
+            let kept = key.filter(|_| stat_index);
             match kept.and_then(|key| Some((replay::load(ws, key)?, key))) {
                 Some((kept, key)) => Beside::Kept(kept, key),
                 None => Beside::Opened(Box::new(open_caches(ws, args))),

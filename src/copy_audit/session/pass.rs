@@ -53,6 +53,48 @@ fn findings_key(
     h.finalize().into()
 }
 
+/// The key of a file in a chunk looked up by git's blob ids (the file unread): what its
+/// report depends on, with the blob id in place of the content hash. Its lockfile entry
+/// is named whole (recorded hash, review, spans), since whether its spans are used
+/// depends on the content hash, which the bytes alone give.
+fn blob_key(
+    path: &str,
+    blob: &[u8],
+    info: Option<&LockInfo>,
+    locale: Option<&str>,
+    settings: &ContentHash,
+    prompt_outdated: bool,
+) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(ENGINE_VERSION.as_bytes());
+    h.update(settings.0);
+    h.update(Format::from_path(path).as_str().as_bytes());
+    h.update(b"\0git blob");
+    h.update([blob.len() as u8]);
+    h.update(blob);
+    match info {
+        Some(info) => {
+            match &info.hash {
+                Ok(hash) => {
+                    h.update(b"entry hash");
+                    h.update(hash.0);
+                }
+                Err(text) => {
+                    h.update(b"entry text");
+                    h.update((text.len() as u64).to_le_bytes());
+                    h.update(text.as_bytes());
+                }
+            }
+            h.update([u8::from(info.reviewed), u8::from(prompt_outdated)]);
+            h.update(info.spans.0);
+        }
+        None => h.update(b"no entry"),
+    }
+    h.update(b"locale");
+    h.update(locale.unwrap_or_default().as_bytes());
+    h.finalize().into()
+}
+
 /// What the merge needs to know of a file besides its report.
 struct Side {
     key: [u8; 32],
@@ -366,6 +408,25 @@ impl<'a, 'w> Pass<'a, 'w> {
         (audited, side)
     }
 
+    /// [`blob_key`] under this pass's settings.
+    fn blob_key(
+        &self,
+        path: &str,
+        blob: &[u8],
+        info: Option<&LockInfo>,
+        locale: Option<&str>,
+    ) -> [u8; 32] {
+        let prompt_outdated = self.lock.prompt_outdated();
+        blob_key(
+            path,
+            blob,
+            info,
+            locale,
+            &self.settings_key,
+            prompt_outdated,
+        )
+    }
+
     /// [`findings_key`] under this pass's settings.
     fn key(
         &self,
@@ -530,14 +591,14 @@ impl Learnt<'_> {
 fn upload(remote: &Remote, plan: &remote::Plan, audit: &Audit, sides: &[Vec<Side>]) {
     remote::upload(remote, plan, |i| {
         let side = &sides[i / CHUNK][i % CHUNK];
-        let report = &audit.get(i).report;
-        (side.origin != Origin::Unread).then_some((
-            side.key,
-            ReportRef {
-                findings: &report.findings,
-                error: &report.error,
-            },
-        ))
+        let audited = audit.get(i);
+        let report = &audited.report;
+        let hash = audited.hash.filter(|_| side.origin != Origin::Unread)?;
+        let report = ReportRef {
+            findings: &report.findings,
+            error: &report.error,
+        };
+        Some((hash, report))
     });
 }
 

@@ -12,6 +12,8 @@
 
 use super::super::cache::{CachedReport, Caches, ENGINE_VERSION, ReportRef};
 use crate::remote::Remote;
+use crate::statcache::HashBytes;
+use lockgraph_queries::hash::ContentHash;
 
 /// The chunks a run looked up, with what became of them.
 pub(super) struct Plan {
@@ -20,6 +22,9 @@ pub(super) struct Plan {
     missed: Vec<usize>,
     /// How many of `chunks` the server has answered for (they are answered in order).
     answered: usize,
+    /// For each file of a missed chunk, once audited: the key its report may be stored
+    /// under, None if it may not (see [`Plan::made`]).
+    made_for: Vec<Option<[u8; 32]>>,
 }
 
 /// A chunk looked up.
@@ -28,15 +33,23 @@ struct Chunk {
     material: Vec<u8>,
     /// Its files: indices into the pass's files.
     files: Vec<usize>,
-    /// Their findings keys, in the same order.
+    /// Their keys, in the same order: findings keys, or blob keys for a chunk by git.
     keys: Vec<[u8; 32]>,
+    by_git: bool,
+    /// For a chunk by git, its files' lockfile entries' recorded hashes: a file's hash
+    /// is in the blob only where it differs (an entry fresh for the bytes needs none).
+    recorded: Vec<Option<[u8; 32]>>,
 }
 
-/// The key material of a chunk: what its reports depend on.
-/// `keys` are the findings keys of the files at `paths`, in their order.
-fn material(name: &str, paths: &[&str], keys: &[[u8; 32]]) -> Vec<u8> {
+/// The key material of a chunk: what its reports depend on. `keys` are the keys of the
+/// files at `paths`, in their order: findings keys (content hash, spans, settings), or,
+/// for a chunk `by_git`, blob keys (git's blob id, the lockfile entry, settings).
+fn material(name: &str, paths: &[&str], keys: &[[u8; 32]], by_git: bool) -> Vec<u8> {
     let mut m = Vec::with_capacity(64 + paths.len() * 64);
-    m.extend_from_slice(b"lockgraph copy-audit chunk v2\0");
+    m.extend_from_slice(match by_git {
+        false => b"lockgraph copy-audit chunk v2\0".as_slice(),
+        true => b"lockgraph copy-audit chunk by git blob v1\0",
+    });
     m.extend_from_slice(ENGINE_VERSION.as_bytes());
     m.push(0);
     m.extend_from_slice(name.as_bytes());
@@ -49,38 +62,62 @@ fn material(name: &str, paths: &[&str], keys: &[[u8; 32]]) -> Vec<u8> {
     m
 }
 
+/// One chunk of the pass's files as [`Plan::ask`] takes it.
+pub(super) struct Asking<'a> {
+    pub name: &'a str,
+    pub files: &'a [usize],
+    /// Its files are named by git's blob ids, not read ([`crate::gitindex`]).
+    pub by_git: bool,
+}
+
+/// A file as [`Plan::ask`] sees it.
+pub(super) struct Keyed<'p> {
+    pub path: &'p str,
+    /// Its key in its chunk; None if it could not be read (the chunk is neither looked
+    /// up nor stored).
+    pub key: Option<[u8; 32]>,
+    /// Its findings key, where its content hash is known: the local cache may hold it.
+    pub local: Option<[u8; 32]>,
+    /// The hash its lockfile entry records, if any (part of its blob key).
+    pub recorded: Option<[u8; 32]>,
+}
+
 impl Plan {
-    pub(super) fn new() -> Plan {
+    /// A plan for a pass over `files` files.
+    pub(super) fn new(files: usize) -> Plan {
         Plan {
             chunks: Vec::new(),
             missed: Vec::new(),
             answered: 0,
+            made_for: vec![None; files],
         }
     }
 
-    /// Adds the chunks of `chunks` (each a name and its files' indices) that hold a file
-    /// the local cache has no report for, and returns what to look them up by, in order.
-    /// `file(i)` is file `i`'s path and findings key (no key for a file that could not be
-    /// read: its chunk is neither looked up nor stored).
+    /// Adds the chunks of `chunks` that hold a file the local cache has no report for,
+    /// and returns what to look them up by, in order. `file(i)` is file `i` keyed.
     pub(super) fn ask<'p>(
         &mut self,
         caches: &Caches,
-        chunks: &[(String, Vec<usize>)],
-        file: impl Fn(usize) -> (&'p str, Option<[u8; 32]>),
+        chunks: &[Asking],
+        file: impl Fn(usize) -> Keyed<'p>,
     ) -> Vec<Vec<u8>> {
         let first = self.chunks.len();
-        for (name, files) in chunks {
-            let Some(keys) = files.iter().map(|&i| file(i).1).collect::<Option<Vec<_>>>() else {
+        for chunk in chunks {
+            let files: Vec<Keyed> = chunk.files.iter().map(|&i| file(i)).collect();
+            let Some(keys) = files.iter().map(|f| f.key).collect::<Option<Vec<_>>>() else {
                 continue;
             };
-            if keys.iter().all(|k| caches.has_findings(k)) {
+            let local = |f: &Keyed| f.local.is_some_and(|k| caches.has_findings(&k));
+            if files.iter().all(local) {
                 continue;
             }
-            let paths: Vec<&str> = files.iter().map(|&i| file(i).0).collect();
+            let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
             self.chunks.push(Chunk {
-                material: material(name, &paths, &keys),
-                files: files.clone(),
+                material: material(chunk.name, &paths, &keys, chunk.by_git),
+                files: chunk.files.to_vec(),
                 keys,
+                by_git: chunk.by_git,
+                recorded: files.iter().map(|f| f.recorded).collect(),
             });
         }
         self.chunks[first..]
@@ -90,19 +127,39 @@ impl Plan {
     }
 
     /// The server's answers to the next chunks asked, in the order asked: the reports it
-    /// served, by file index. The chunks it did not serve are to be stored.
-    pub(super) fn answer(&mut self, blobs: Vec<Option<Vec<u8>>>) -> Vec<(usize, CachedReport)> {
+    /// served, by file index, each with its file's content hash for a chunk by git (the
+    /// file was not read). The chunks it did not serve are to be stored.
+    pub(super) fn answer(&mut self, blobs: Vec<Option<Vec<u8>>>) -> Vec<Served> {
         let mut served = Vec::new();
         for blob in blobs {
             let c = self.answered;
             self.answered += 1;
-            let Chunk { files, keys, .. } = &self.chunks[c];
-            match blob.and_then(|b| decode(&b, keys.len())) {
-                Some(reports) => served.extend(files.iter().copied().zip(reports)),
+            let chunk = &self.chunks[c];
+            match blob.and_then(|b| decode(&b, chunk)) {
+                Some(reports) => served.extend(
+                    chunk
+                        .files
+                        .iter()
+                        .zip(reports)
+                        .map(|(&file, (hash, report))| Served { file, hash, report }),
+                ),
                 None => self.missed.push(c),
             }
         }
         served
+    }
+
+    /// The files of the chunks missed from the `from`th miss on.
+    pub(super) fn missed_files(&self, from: usize) -> impl Iterator<Item = usize> {
+        self.missed[from..]
+            .iter()
+            .flat_map(|&c| self.chunks[c].files.iter().copied())
+    }
+
+    /// Records that file `i`'s report was made for `key` (its key in its chunk): only
+    /// then is its chunk stored.
+    pub(super) fn made(&mut self, i: usize, key: [u8; 32]) {
+        self.made_for[i] = Some(key);
     }
 
     /// How many chunks the server has not served so far.
@@ -111,7 +168,10 @@ impl Plan {
     }
 
     /// Counts what was looked up and served, for `LOCKGRAPH_LOG`.
-    pub(super) fn log(&self) {
+    pub(super) fn log(&self, remote: &Remote) {
+        let counts = remote.counts();
+        crate::logging::report("  remote cache lookups (their own thread)", counts.fetching);
+        crate::logging::count("remote blob bytes read, packed", || counts.bytes_read);
         crate::logging::count("remote chunks looked up", || self.chunks.len());
         crate::logging::count("remote chunks served", || {
             self.chunks.len() - self.missed.len()
@@ -119,46 +179,84 @@ impl Plan {
     }
 }
 
-/// A chunk's blob: the engine version and each file's report, in the chunk's order.
-fn encode(reports: &[ReportRef]) -> Option<Vec<u8>> {
-    postcard::to_stdvec(&(ENGINE_VERSION, reports)).ok()
+/// A report the server served.
+pub(super) struct Served {
+    pub file: usize,
+    /// The file's content hash, for a chunk by git.
+    pub hash: Option<HashBytes>,
+    pub report: CachedReport,
 }
 
-/// The reports of a blob, if it is this engine's and holds one for each of the chunk's
-/// `files` files.
-fn decode(blob: &[u8], files: usize) -> Option<Vec<CachedReport>> {
-    let (engine, reports): (String, Vec<CachedReport>) = postcard::from_bytes(blob).ok()?;
-    (engine == ENGINE_VERSION && reports.len() == files).then_some(reports)
+/// A chunk's blob: the engine version and each file's report, in the chunk's order; for
+/// a chunk by git, each with its file's content hash where it is not the one its
+/// lockfile entry records (the reader has not read the file, and its hash is what its
+/// entry is compared with; most entries are fresh, and 32 random bytes a file were most
+/// of a packed blob).
+fn encode(chunk: &Chunk, reports: &[(ContentHash, ReportRef)]) -> Option<Vec<u8>> {
+    let only: Vec<&ReportRef> = reports.iter().map(|(_, r)| r).collect();
+    if !chunk.by_git {
+        return postcard::to_stdvec(&(ENGINE_VERSION, only)).ok();
+    }
+    let hashes: Vec<Option<HashBytes>> = reports
+        .iter()
+        .zip(&chunk.recorded)
+        .map(|((hash, _), recorded)| (*recorded != Some(hash.0)).then_some(HashBytes(hash.0)))
+        .collect();
+    postcard::to_stdvec(&(ENGINE_VERSION, hashes, only)).ok()
+}
+
+/// The reports of a blob (with their files' hashes, for a chunk by git), if it is this
+/// engine's and holds one for each of the chunk's files.
+fn decode(blob: &[u8], chunk: &Chunk) -> Option<Vec<(Option<HashBytes>, CachedReport)>> {
+    let files = chunk.files.len();
+    let (engine, hashes, reports): (String, Vec<Option<HashBytes>>, Vec<CachedReport>) = match chunk
+        .by_git
+    {
+        false => {
+            let (engine, reports): (String, Vec<CachedReport>) = postcard::from_bytes(blob).ok()?;
+            (engine, vec![None; files], reports)
+        }
+        true => {
+            let (engine, hashes, reports): (String, Vec<Option<HashBytes>>, _) =
+                postcard::from_bytes(blob).ok()?;
+            // A hash left out is the entry's; a file without an entry has one.
+            let hashes = hashes
+                .into_iter()
+                .zip(&chunk.recorded)
+                .map(|(hash, recorded)| hash.or(recorded.map(HashBytes)))
+                .collect::<Option<Vec<_>>>()?;
+            (engine, hashes.into_iter().map(Some).collect(), reports)
+        }
+    };
+    let whole = engine == ENGINE_VERSION && reports.len() == files && hashes.len() == files;
+    whole.then(|| hashes.into_iter().zip(reports).collect())
 }
 
 /// Stores the chunks the server did not serve, from the reports the pass made:
-/// `report(i)` is file `i`'s report and the key it was made for, None if it could not be
-/// read. A chunk is stored only where every report was made for the key the chunk was
-/// looked up by: a file edited during the run has a report of other bytes, which the
-/// chunk's key does not name.
+/// `report(i)` is file `i`'s report and content hash, None if it could not be read. A
+/// chunk is stored only where every report was made for the key the chunk was looked up
+/// by ([`Plan::made`]): a file edited during the run has a report of other bytes, which
+/// the chunk's key does not name.
 pub(super) fn upload<'r>(
     remote: &Remote,
     plan: &Plan,
-    report: impl Fn(usize) -> Option<([u8; 32], ReportRef<'r>)>,
+    report: impl Fn(usize) -> Option<(ContentHash, ReportRef<'r>)>,
 ) {
     remote.store_missed(plan.missed.len(), || {
         plan.missed
             .iter()
             .filter_map(|&c| {
-                let Chunk {
-                    material,
-                    files,
-                    keys,
-                } = &plan.chunks[c];
-                let reports: Option<Vec<_>> = files
+                let chunk = &plan.chunks[c];
+                let reports: Option<Vec<_>> = chunk
+                    .files
                     .iter()
-                    .zip(keys)
-                    .map(|(&i, key)| match report(i)? {
-                        (made_for, report) if made_for == *key => Some(report),
+                    .zip(&chunk.keys)
+                    .map(|(&i, key)| match plan.made_for[i] {
+                        Some(made_for) if made_for == *key => report(i),
                         _ => None,
                     })
                     .collect();
-                Some((material.clone(), encode(&reports?)?))
+                Some((chunk.material.clone(), encode(chunk, &reports?)?))
             })
             .collect()
     });

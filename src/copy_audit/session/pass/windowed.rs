@@ -8,14 +8,22 @@
 //! *k − 1*. A run that hashed every file before its first lookup read each file twice
 //! (the hashing pass was most of what a cold remote run added: 650 ms at 100,000 files)
 //! and waited for every lookup with both cores idle.
+//!
+//! In a git checkout, a chunk whose every file git's index names (its stat as the index
+//! recorded it, [`crate::gitindex`]) is looked up by those blob ids instead of content
+//! hashes, and its files are not read unless the server lacks the chunk: a fresh CI
+//! checkout served from the remote cache reads no file. Such a chunk's blob carries each
+//! file's content hash too, which the lockfile's entries are compared with.
 
-use super::{Chunk, Known, Pass, Side, remote};
+use super::{Chunk, Known, Origin, Pass, Side, remote};
 use crate::copy_audit::Failure;
-use crate::copy_audit::cache::{CachedReport, Caches, LockInfo, Stat};
+use crate::copy_audit::cache::{Caches, LockInfo, Stat};
 use crate::copy_audit::session::audited::{Audited, CHUNK};
 use crate::copy_audit::session::scan::Scanned;
+use crate::gitindex::GitIndex;
 use crate::progress::Progress;
 use crate::remote::{Remote, chunks_of};
+use lockgraph_queries::hash::ContentHash;
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -36,21 +44,39 @@ const KEPT_BYTES: usize = 64 << 20;
 /// behind the hashing (a served run, whose audit only takes reports) are sent together.
 const AHEAD: usize = 8;
 
-/// A file hashed for its chunk's key, waiting for the server's answer.
+/// A file of a window, keyed for its chunk's lookup.
 struct Hashed {
     path: String,
-    scanned: std::io::Result<Scanned>,
-    /// Its findings key; None if it could not be read.
+    /// Its stat and content hash, and its bytes if they were read; None for a file named
+    /// by git, which is read only if its chunk is not served.
+    scanned: Option<std::io::Result<Scanned>>,
+    /// For a file named by git: the walk's stat, which its index entry recorded.
+    git: Option<Stat>,
+    /// Its key in its chunk: its findings key, or its blob key for a chunk by git; None
+    /// if it could not be read.
     key: Option<[u8; 32]>,
+    /// Its findings key, where its content hash is known.
+    local: Option<[u8; 32]>,
     /// Its bytes' share of [`KEPT_BYTES`].
     kept: usize,
+}
+
+/// A file audited, with the key its report may be stored under in its chunk, if any.
+type Made = (Audited, Side, Option<[u8; 32]>);
+
+/// A chunk of a window.
+struct WindowChunk {
+    name: String,
+    files: Vec<usize>,
+    /// Every one of its files is named by git's index.
+    by_git: bool,
 }
 
 /// A window: a run of the pass's files (a range of them in path order) and the chunks
 /// they make up.
 struct Window {
     files: Range<usize>,
-    chunks: Vec<(String, Vec<usize>)>,
+    chunks: Vec<WindowChunk>,
 }
 
 /// A window hashed and looked up, whose answer is awaited.
@@ -72,8 +98,26 @@ impl Pass<'_, '_> {
         infos: &[Option<LockInfo>],
         progress: &Progress,
     ) -> Result<(Vec<(usize, Chunk)>, remote::Plan), Failure> {
-        let windows = windows_of(&files);
-        let mut plan = remote::Plan::new();
+        let index = GitIndex::open(&self.ws.root);
+        let named: Vec<Option<&[u8]>> = match &index {
+            Some(index) => files
+                .par_iter()
+                .map(|(path, stat)| index.identity(path, stat.as_ref()?))
+                .collect(),
+            None => vec![None; files.len()],
+        };
+        let windows = windows_of(&files, &named);
+        // Only the files of chunks by git are named by git; the others are read.
+        let mut git: Vec<Option<&[u8]>> = vec![None; files.len()];
+        for chunk in windows.iter().flat_map(|w| &w.chunks).filter(|c| c.by_git) {
+            for &i in &chunk.files {
+                git[i] = named[i];
+            }
+        }
+        crate::logging::count("files named by git's index", || {
+            git.iter().filter(|n| n.is_some()).count()
+        });
+        let mut plan = remote::Plan::new(files.len());
         let kept = AtomicUsize::new(0);
         let mut done: Vec<(Audited, Side)> = Vec::with_capacity(files.len());
         std::thread::scope(|scope| -> Result<(), Failure> {
@@ -97,11 +141,27 @@ impl Pass<'_, '_> {
                         &mut files[range.clone()],
                         &known[range.clone()],
                         &infos[range.clone()],
+                        &git[range.clone()],
                         keep.then_some(&kept),
                     );
-                    let keys = plan.ask(caches, &chunks, |i| {
+                    let asking: Vec<remote::Asking> = chunks
+                        .iter()
+                        .map(|c| remote::Asking {
+                            name: &c.name,
+                            files: &c.files,
+                            by_git: c.by_git,
+                        })
+                        .collect();
+                    let keys = plan.ask(caches, &asking, |i| {
                         let h = &hashed[i - range.start];
-                        (h.path.as_str(), h.key)
+                        remote::Keyed {
+                            path: &h.path,
+                            key: h.key,
+                            local: h.local,
+                            recorded: infos[i]
+                                .as_ref()
+                                .and_then(|info| Some(info.hash.as_ref().ok()?.0)),
+                        }
                     });
                     ask.send(keys)
                         .expect("the lookup thread ends only with the pass");
@@ -129,6 +189,7 @@ impl Pass<'_, '_> {
                     if asked > 0 {
                         keep = plan.missed() > missed;
                     }
+                    let start = window.files.start;
                     if done.is_empty() {
                         // Between a file's hash for the remote's keys and its read for
                         // the engine (where the stat index vouched for it): where an edit
@@ -137,31 +198,64 @@ impl Pass<'_, '_> {
                     }
                     let audited =
                         self.audit_window(window, served, infos, caches, &kept, progress)?;
-                    done.extend(audited);
+                    let made: Vec<(usize, [u8; 32])> = plan
+                        .missed_files(missed)
+                        .filter_map(|i| Some((i, audited[i - start].2?)))
+                        .collect();
+                    for (i, key) in made {
+                        plan.made(i, key);
+                    }
+                    done.extend(audited.into_iter().map(|(a, side, _)| (a, side)));
                 }
             }
             Ok(())
         })?;
-        plan.log();
+        plan.log(remote);
         Ok((in_chunks(done), plan))
     }
 
     /// Reads (unless the stat index vouches for it) and hashes each file of a window, on
-    /// every core, and makes its findings key. The bytes are kept within `kept`'s
-    /// budget ([`KEPT_BYTES`]), or dropped if there is none.
+    /// every core, and makes its key; a file `git` names is not read, and keyed by its
+    /// blob. The bytes are kept within `kept`'s budget ([`KEPT_BYTES`]), or dropped if
+    /// there is none.
     fn hash(
         &self,
         files: &mut [(String, Option<Stat>)],
         known: &[Known],
         infos: &[Option<LockInfo>],
+        git: &[Option<&[u8]>],
         kept: Option<&AtomicUsize>,
     ) -> Vec<Hashed> {
         files
             .par_iter_mut()
             .zip(known)
             .zip(infos)
-            .map(|(((path, stat), known), info)| {
+            .zip(git)
+            .map(|((((path, stat), known), info), git)| {
                 let path = std::mem::take(path);
+                let info = info.as_ref();
+                let locale = self.locales.locale_for(&path);
+                let findings_key = |hash: &ContentHash| {
+                    self.key(&path, hash, self.lock.state(info, *hash), info, locale)
+                };
+                if let (Some(blob), Some(stat)) = (git, *stat) {
+                    let scanned = known.map(|hash| {
+                        Ok(Scanned {
+                            stat,
+                            hash,
+                            source: None,
+                            read: false,
+                        })
+                    });
+                    return Hashed {
+                        local: known.as_ref().map(findings_key),
+                        key: Some(self.blob_key(&path, blob, info, locale)),
+                        path,
+                        scanned,
+                        git: Some(stat),
+                        kept: 0,
+                    };
+                }
                 let mut scanned = self.scan(&path, *stat, *known);
                 let mut share = 0;
                 let key = scanned.as_mut().ok().map(|s| {
@@ -180,14 +274,14 @@ impl Pass<'_, '_> {
                             None => s.source = None,
                         }
                     }
-                    let state = self.lock.state(info.as_ref(), s.hash);
-                    let locale = self.locales.locale_for(&path);
-                    self.key(&path, &s.hash, state, info.as_ref(), locale)
+                    findings_key(&s.hash)
                 });
                 Hashed {
                     path,
-                    scanned,
+                    scanned: Some(scanned),
+                    git: None,
                     key,
+                    local: key,
                     kept: share,
                 }
             })
@@ -195,21 +289,24 @@ impl Pass<'_, '_> {
     }
 
     /// Audits a window on every core, in path order: `served` are the reports the server
-    /// served for its files, by index in the pass.
+    /// served for its files. With each file, the key its report may be stored under in
+    /// its chunk, if any: its findings key as made, or, for a file named by git, its blob
+    /// key where the bytes audited were the blob's (its stat did not move).
     fn audit_window(
         &self,
         window: Asked,
-        served: Vec<(usize, CachedReport)>,
+        served: Vec<remote::Served>,
         infos: &[Option<LockInfo>],
         caches: &Caches,
         kept: &AtomicUsize,
         progress: &Progress,
-    ) -> Result<Vec<(Audited, Side)>, Failure> {
+    ) -> Result<Vec<Made>, Failure> {
         let Asked { files, hashed } = window;
-        let mut by_file: Vec<Option<CachedReport>> = Vec::new();
+        let mut by_file: Vec<Option<remote::Served>> = Vec::new();
         by_file.resize_with(hashed.len(), || None);
-        for (i, report) in served {
-            by_file[i - files.start] = Some(report);
+        for s in served {
+            let at = s.file - files.start;
+            by_file[at] = Some(s);
         }
         let share: usize = hashed.iter().map(|h| h.kept).sum();
         let done = hashed
@@ -218,11 +315,60 @@ impl Pass<'_, '_> {
             .zip(&infos[files])
             .map(|((h, served), info)| {
                 progress.inc();
-                self.audit_scanned(h.path, h.scanned, info.as_ref(), Some(caches), served)
+                self.audit_hashed(h, served, info.as_ref(), caches)
             })
             .collect();
         kept.fetch_sub(share, Ordering::Relaxed);
         done
+    }
+
+    /// One file of a window: its report, served, cached or made.
+    fn audit_hashed(
+        &self,
+        h: Hashed,
+        served: Option<remote::Served>,
+        info: Option<&LockInfo>,
+        caches: &Caches,
+    ) -> Result<Made, Failure> {
+        let Hashed {
+            path,
+            scanned,
+            git,
+            key,
+            ..
+        } = h;
+        let Some(stat) = git else {
+            let scanned = scanned.expect("a file not named by git was read for its key");
+            let served = served.map(|s| s.report);
+            let (audited, side) = self.audit_scanned(path, scanned, info, Some(caches), served)?;
+            let made = (side.origin != Origin::Unread).then_some(side.key);
+            return Ok((audited, side, made));
+        };
+        let known = scanned
+            .as_ref()
+            .and_then(|s| s.as_ref().ok())
+            .map(|s| s.hash);
+        let served = served.and_then(|s| Some((ContentHash(s.hash?.0), s.report)));
+        let (scanned, served) = match (scanned, served) {
+            // The server's content hash, unless the stat index knows another.
+            (None, Some((hash, report))) => {
+                let scanned = Scanned {
+                    stat,
+                    hash,
+                    source: None,
+                    read: true,
+                };
+                (Ok(scanned), Some(report))
+            }
+            (Some(scanned), Some((hash, report))) if known == Some(hash) => (scanned, Some(report)),
+            (Some(scanned), _) => (scanned, None),
+            // Missed: read now, with a stat of its own to see that it did not move.
+            (None, None) => (self.scan(&path, None, None), None),
+        };
+        let (audited, side) = self.audit_scanned(path, scanned, info, Some(caches), served)?;
+        let blob_held = audited.stat == Some(stat) && (known.is_none() || audited.hash == known);
+        let made = key.filter(|_| blob_held && side.origin != Origin::Unread);
+        Ok((audited, side, made))
     }
 }
 
@@ -251,12 +397,19 @@ fn look_up(
 }
 
 /// The pass's files by window: whole chunks of the remote cache, at least
-/// [`WINDOW_FILES`] files each but the last. The files are in path order, so each chunk
-/// is a run of them; were they not, every file is one window, which is right but holds
-/// every file's bytes.
-fn windows_of(files: &[(String, Option<Stat>)]) -> Vec<Window> {
+/// [`WINDOW_FILES`] files each but the last, each chunk by git if `named` names every one
+/// of its files. The files are in path order, so each chunk is a run of them; were they
+/// not, every file is one window, which is right but holds every file's bytes.
+fn windows_of(files: &[(String, Option<Stat>)], named: &[Option<&[u8]>]) -> Vec<Window> {
     let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
-    let chunks = chunks_of(&paths);
+    let chunks: Vec<WindowChunk> = chunks_of(&paths)
+        .into_iter()
+        .map(|(name, files)| WindowChunk {
+            by_git: files.iter().all(|&i| named[i].is_some()),
+            name,
+            files,
+        })
+        .collect();
     if !paths.is_sorted_by(|a, b| a < b) {
         return vec![Window {
             files: 0..files.len(),
@@ -269,7 +422,7 @@ fn windows_of(files: &[(String, Option<Stat>)]) -> Vec<Window> {
         chunks: Vec::new(),
     };
     for chunk in chunks {
-        current.files.end += chunk.1.len();
+        current.files.end += chunk.files.len();
         current.chunks.push(chunk);
         if current.files.len() >= WINDOW_FILES {
             let next = current.files.end..current.files.end;
