@@ -10,7 +10,7 @@
 //! is a file; an index that does not parse.
 
 use crate::statcache::Stat;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A blob id: 20 bytes (SHA-1) or 32 (SHA-256), by the repository's object format.
 pub type Oid = Vec<u8>;
@@ -53,15 +53,19 @@ pub struct GitIndex {
     written_ns: i128,
 }
 
+/// Where the index of the checkout whose top directory is `root` is, if it has one.
+pub fn path(root: &Path) -> Option<PathBuf> {
+    let git = root.join(".git");
+    let index = git.join("index");
+    (git.is_dir() && index.is_file()).then_some(index)
+}
+
 impl GitIndex {
     /// The index of the checkout whose top directory is `root`, if it has one that can be
     /// read (see the module's documentation); why not is logged with `LOCKGRAPH_LOG`.
     pub fn open(root: &Path) -> Option<GitIndex> {
+        let path = path(root)?;
         let git = root.join(".git");
-        if !git.is_dir() {
-            return None;
-        }
-        let path = git.join("index");
         let bytes = std::fs::read(&path).ok()?;
         let written_ns = Stat::of(&std::fs::metadata(&path).ok()?).mtime_ns;
         let oid_len = match object_format(&git) {
@@ -94,12 +98,9 @@ impl GitIndex {
         (*recorded == Recorded::of(stat) && !racy).then_some(oid.as_slice())
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 

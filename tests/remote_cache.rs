@@ -412,8 +412,7 @@ fn fresh_checkouts_are_served_from_the_cache_and_an_edit_recomputes_its_chunk() 
     // An edit: its chunk is recomputed and stored, every other is served.
     let third = checkout();
     let edited = first_markdown(third.path());
-    let text = std::fs::read_to_string(&edited).unwrap();
-    std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
+    append_a_finding(&edited);
     let run = audit(third.path(), &remote);
     assert!(run.stdout == audit(third.path(), &["--no-cache"]).stdout);
     assert_eq!(run.count("remote chunks served"), chunks - 1);
@@ -441,28 +440,46 @@ fn a_file_edited_during_a_run_stores_no_chunk_for_bytes_it_no_longer_has() {
     };
     let url = server.url();
     let first = checkout();
-    let edited = first_markdown(first.path());
     // A run that reads a file hashes and audits the same bytes; a file the stat index
     // vouches for is only read once its chunk missed, and can have changed by then. So
     // a local run first (the stat index), then a run whose local findings are gone.
     audit(first.path(), &[]);
     std::fs::remove_dir_all(first.path().join(".lockgraph/findings")).unwrap();
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("copy-audit"));
-    command
-        .args(["--json", "--remote-cache", url.as_str()])
-        .current_dir(first.path())
-        .env("LOCKGRAPH_LOG", "info")
-        .env("LOCKGRAPH_TEST_CHUNK_FILES", CHUNK_FILES);
-    let run = Run::from(paused_at(command, "remote-looked-up", || {
-        let text = std::fs::read_to_string(&edited).unwrap();
-        std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
-    }));
+    let run = edited_mid_run(first.path(), &url);
     assert_eq!(
         run.count("file reads"),
         run.count("reports computed"),
         "{}",
         run.stderr
     );
+    let chunks = stores_all_but_one(&run);
+    // The old bytes, elsewhere: the edited file's chunk is computed, the rest served.
+    serves_all_but_one(checkout().path(), &url, chunks);
+}
+
+/// Appends a line with a finding to `file`.
+fn append_a_finding(file: &std::path::Path) {
+    let text = std::fs::read_to_string(file).unwrap();
+    std::fs::write(file, format!("{text}\nSejdeme se v lese...\n")).unwrap();
+}
+
+/// A run in `dir` with the remote cache at `url`, during which (once the first chunks
+/// are looked up, before they are audited) the first Markdown file is edited.
+fn edited_mid_run(dir: &std::path::Path, url: &str) -> Run {
+    let edited = first_markdown(dir);
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("copy-audit"));
+    command
+        .args(["--json", "--remote-cache", url])
+        .current_dir(dir)
+        .env("LOCKGRAPH_LOG", "info")
+        .env("LOCKGRAPH_TEST_CHUNK_FILES", CHUNK_FILES);
+    Run::from(paused_at(command, "remote-looked-up", || {
+        append_a_finding(&edited)
+    }))
+}
+
+/// The chunks `run` looked up, of which it stored every one but the edited file's.
+fn stores_all_but_one(run: &Run) -> usize {
     let chunks = run.count("remote chunks looked up");
     assert!(chunks >= 2, "{}", run.stderr);
     assert_eq!(
@@ -471,15 +488,24 @@ fn a_file_edited_during_a_run_stores_no_chunk_for_bytes_it_no_longer_has() {
         "{}",
         run.stderr
     );
-    // The old bytes, elsewhere: the edited file's chunk is computed, the rest served.
-    let second = checkout();
-    let run = audit(second.path(), &["--remote-cache", url.as_str()]);
-    assert!(
-        run.stdout == audit(second.path(), &["--no-cache"]).stdout,
+    chunks
+}
+
+/// Another checkout of the unedited tree, `dir`, is served every chunk but the one
+/// that was not stored, and prints what `--no-cache` prints.
+fn serves_all_but_one(dir: &std::path::Path, url: &str, chunks: usize) {
+    let run = audit(dir, &["--remote-cache", url]);
+    assert_eq!(
+        run.count("remote chunks served"),
+        chunks - 1,
         "{}",
         run.stderr
     );
-    assert_eq!(run.count("remote chunks served"), chunks - 1);
+    assert!(
+        run.stdout == audit(dir, &["--no-cache"]).stdout,
+        "{}",
+        run.stderr
+    );
 }
 
 /// A fresh checkout reads each file once, for its chunk's key and for the engine alike.
@@ -534,16 +560,27 @@ fn repository() -> Option<tempfile::TempDir> {
 /// the clone: files written in the tick the index was are not trusted by git (it
 /// refreshes them at its next command) nor by the audit, and a test's clone writes every
 /// file in that tick.
-fn clone(repo: &std::path::Path) -> tempfile::TempDir {
+fn clone(repo: &std::path::Path) -> GitClone {
     let dir = tempfile::tempdir().unwrap();
-    let to = dir.path().join("clone");
+    let path = dir.path().join("clone");
     assert!(git(
         dir.path(),
-        &["clone", "-q", repo.to_str().unwrap(), to.to_str().unwrap()]
+        &[
+            "clone",
+            "-q",
+            repo.to_str().unwrap(),
+            path.to_str().unwrap()
+        ]
     ));
     std::thread::sleep(Duration::from_millis(50));
-    assert!(git(&to, &["update-index", "-q", "--really-refresh"]));
-    dir
+    assert!(git(&path, &["update-index", "-q", "--really-refresh"]));
+    GitClone { _dir: dir, path }
+}
+
+/// A clone, removed when dropped.
+struct GitClone {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
 }
 
 /// A fresh clone is named by git's index: a cold run reads each file once, and the next
@@ -560,8 +597,8 @@ fn a_fresh_git_checkout_is_served_without_reading_a_file() {
     let url = server.url();
     let remote = ["--remote-cache", url.as_str()];
     let first = clone(repo.path());
-    let first = first.path().join("clone");
-    let run = audit(&first, &remote);
+    let first = &first.path;
+    let run = audit(first, &remote);
     let files = run.count("reports computed");
     let chunks = run.count("remote chunks looked up");
     assert!(files > 0 && chunks >= 2, "{}", run.stderr);
@@ -574,17 +611,17 @@ fn a_fresh_git_checkout_is_served_without_reading_a_file() {
     assert_eq!(run.count("file reads"), files, "{}", run.stderr);
     assert_eq!(run.count("remote chunks stored"), chunks, "{}", run.stderr);
     let second = clone(repo.path());
-    let second = second.path().join("clone");
-    let run = audit(&second, &remote);
+    let second = &second.path;
+    let run = audit(second, &remote);
     assert_eq!(run.count("remote chunks served"), chunks, "{}", run.stderr);
     assert_eq!(run.count("file reads"), 0, "{}", run.stderr);
     assert!(
-        run.stdout == audit(&second, &["--no-cache"]).stdout,
+        run.stdout == audit(second, &["--no-cache"]).stdout,
         "{}",
         run.stderr
     );
     // What it was served, its local cache learnt: the next run reads nothing either.
-    let again = audit(&second, &remote);
+    let again = audit(second, &remote);
     assert_eq!(
         again.count("remote chunks looked up"),
         0,
@@ -592,11 +629,10 @@ fn a_fresh_git_checkout_is_served_without_reading_a_file() {
         again.stderr
     );
     let third = clone(repo.path());
-    let third = third.path().join("clone");
-    let edited = first_markdown(&third);
-    let text = std::fs::read_to_string(&edited).unwrap();
-    std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
-    let run = audit(&third, &remote);
+    let third = &third.path;
+    let edited = first_markdown(third);
+    append_a_finding(&edited);
+    let run = audit(third, &remote);
     assert_eq!(
         run.count("remote chunks served"),
         chunks - 1,
@@ -610,7 +646,7 @@ fn a_fresh_git_checkout_is_served_without_reading_a_file() {
         run.stderr
     );
     assert!(
-        run.stdout == audit(&third, &["--no-cache"]).stdout,
+        run.stdout == audit(third, &["--no-cache"]).stdout,
         "{}",
         run.stderr
     );
@@ -628,41 +664,9 @@ fn a_file_named_by_git_edited_during_a_run_stores_no_chunk_for_its_blob() {
         return;
     };
     let url = server.url();
-    let first = clone(repo.path());
-    let first = first.path().join("clone");
-    let edited = first_markdown(&first);
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("copy-audit"));
-    command
-        .args(["--json", "--remote-cache", url.as_str()])
-        .current_dir(&first)
-        .env("LOCKGRAPH_LOG", "info")
-        .env("LOCKGRAPH_TEST_CHUNK_FILES", CHUNK_FILES);
-    let run = Run::from(paused_at(command, "remote-looked-up", || {
-        let text = std::fs::read_to_string(&edited).unwrap();
-        std::fs::write(&edited, format!("{text}\nSejdeme se v lese...\n")).unwrap();
-    }));
-    let chunks = run.count("remote chunks looked up");
-    assert!(chunks >= 2, "{}", run.stderr);
-    assert_eq!(
-        run.count("remote chunks stored"),
-        chunks - 1,
-        "{}",
-        run.stderr
-    );
-    let second = clone(repo.path());
-    let second = second.path().join("clone");
-    let run = audit(&second, &["--remote-cache", url.as_str()]);
-    assert_eq!(
-        run.count("remote chunks served"),
-        chunks - 1,
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stdout == audit(&second, &["--no-cache"]).stdout,
-        "{}",
-        run.stderr
-    );
+    let run = edited_mid_run(&clone(repo.path()).path, &url);
+    let chunks = stores_all_but_one(&run);
+    serves_all_but_one(&clone(repo.path()).path, &url, chunks);
 }
 
 /// Read-only (an untrusted pull request): served, but what it computed is not stored, as

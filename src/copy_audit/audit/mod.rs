@@ -142,7 +142,8 @@ fn open_inputs<'a>(
     // replay's, which is kept only beside a stat index), or, with a remote cache, with
     // git's index (files it names need not be read).
     let stat_index = !args.no_cache && Caches::has_stat_index(&ws.root);
-    let stat_walk = stat_index || !args.no_cache && remote && ws.root.join(".git/index").is_file();
+    let stat_walk =
+        stat_index || !args.no_cache && remote && crate::gitindex::path(&ws.root).is_some();
     if !stat_index {
         // A cold run: every file is read and audited, or served by the remote cache.
         crate::memory::small_pages();

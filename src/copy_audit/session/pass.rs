@@ -10,8 +10,6 @@ use super::super::workspace::Workspace;
 use super::audited::{Audit, Audited, CHUNK};
 use super::remote;
 use super::scan::{Scanned, scan_one, unreadable};
-
-mod windowed;
 use super::setup::engine_setup;
 use crate::config::PathMatcher;
 use crate::progress::Progress;
@@ -25,6 +23,18 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+mod windowed;
+
+/// What every key of a file's report starts with: the engine, the settings and the
+/// file's format.
+fn key_hasher(path: &str, settings: &ContentHash) -> Sha256 {
+    let mut h = Sha256::new();
+    h.update(ENGINE_VERSION.as_bytes());
+    h.update(settings.0);
+    h.update(Format::from_path(path).as_str().as_bytes());
+    h
+}
+
 /// The key of a file's findings in the cache: everything they depend on.
 fn findings_key(
     path: &str,
@@ -34,10 +44,7 @@ fn findings_key(
     locale: Option<&str>,
     settings: &ContentHash,
 ) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(ENGINE_VERSION.as_bytes());
-    h.update(settings.0);
-    h.update(Format::from_path(path).as_str().as_bytes());
+    let mut h = key_hasher(path, settings);
     h.update(hash.0);
     match info {
         Some(info) if state.has_usable_spans() => {
@@ -65,10 +72,7 @@ fn blob_key(
     settings: &ContentHash,
     prompt_outdated: bool,
 ) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(ENGINE_VERSION.as_bytes());
-    h.update(settings.0);
-    h.update(Format::from_path(path).as_str().as_bytes());
+    let mut h = key_hasher(path, settings);
     h.update(b"\0git blob");
     h.update([blob.len() as u8]);
     h.update(blob);

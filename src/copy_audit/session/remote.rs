@@ -1,14 +1,18 @@
 //! The remote cache in the audit pass ([`crate::remote`] speaks to the server).
 //!
-//! Files are grouped into **chunks** ([`crate::remote::chunks_of`]: runs of about 512 files in path
-//! order). A chunk's key is made of the engine version and each of its files' path and
-//! findings key (the local cache's key: content hash, spans, settings), so an edit
-//! invalidates its chunk and no other, and a run makes one lookup per chunk, not per
-//! file. A chunk's blob holds the reports of its files, in the chunk's order, without
-//! their keys: the chunk's key names every one of them already, and the keys were most of
-//! a packed blob's bytes (32 random bytes each, beside a report that packs to a few). It
-//! is believed only if it holds a report for each file of the chunk (the digest was
-//! checked by the client).
+//! Files are grouped into **chunks** ([`crate::remote::chunks_of`]: runs of about 512
+//! files in path order). A chunk's key is made of the engine version and each of its
+//! files' path and findings key (the local cache's key: content hash, spans, settings),
+//! so an edit invalidates its chunk and no other, and a run makes one lookup per chunk,
+//! not per file. A chunk whose every file git's index names is keyed by their blob keys
+//! instead (git's blob id, the whole lockfile entry, settings): its files need not be read.
+//!
+//! A chunk's blob holds the reports of its files, in the chunk's order, without their
+//! keys: the chunk's key names every one of them already, and the keys were most of a
+//! packed blob's bytes (32 random bytes each, beside a report that packs to a few). A
+//! chunk by git adds each file's content hash where its lockfile entry does not record
+//! it. A blob is believed only if it holds a report for each file of the chunk (the
+//! digest was checked by the client).
 
 use super::super::cache::{CachedReport, Caches, ENGINE_VERSION, ReportRef};
 use crate::remote::Remote;
@@ -22,8 +26,8 @@ pub(super) struct Plan {
     missed: Vec<usize>,
     /// How many of `chunks` the server has answered for (they are answered in order).
     answered: usize,
-    /// For each file of a missed chunk, once audited: the key its report may be stored
-    /// under, None if it may not (see [`Plan::made`]).
+    /// For each file, once audited: the key its report may be stored under, None if it
+    /// may not (see [`Plan::made`]). Read only for the chunks missed.
     made_for: Vec<Option<[u8; 32]>>,
 }
 
@@ -62,10 +66,12 @@ fn material(name: &str, paths: &[&str], keys: &[[u8; 32]], by_git: bool) -> Vec<
     m
 }
 
-/// One chunk of the pass's files as [`Plan::ask`] takes it.
-pub(super) struct Asking<'a> {
-    pub name: &'a str,
-    pub files: &'a [usize],
+/// One chunk of the pass's files ([`crate::remote::chunks_of`]), as [`Plan::ask`] takes it.
+pub(super) struct Group {
+    /// Its first path: part of its key.
+    pub name: String,
+    /// Its files: indices into the pass's files, in path order.
+    pub files: Vec<usize>,
     /// Its files are named by git's blob ids, not read ([`crate::gitindex`]).
     pub by_git: bool,
 }
@@ -98,7 +104,7 @@ impl Plan {
     pub(super) fn ask<'p>(
         &mut self,
         caches: &Caches,
-        chunks: &[Asking],
+        chunks: &[Group],
         file: impl Fn(usize) -> Keyed<'p>,
     ) -> Vec<Vec<u8>> {
         let first = self.chunks.len();
@@ -113,8 +119,8 @@ impl Plan {
             }
             let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
             self.chunks.push(Chunk {
-                material: material(chunk.name, &paths, &keys, chunk.by_git),
-                files: chunk.files.to_vec(),
+                material: material(&chunk.name, &paths, &keys, chunk.by_git),
+                files: chunk.files.clone(),
                 keys,
                 by_git: chunk.by_git,
                 recorded: files.iter().map(|f| f.recorded).collect(),
@@ -147,13 +153,6 @@ impl Plan {
             }
         }
         served
-    }
-
-    /// The files of the chunks missed from the `from`th miss on.
-    pub(super) fn missed_files(&self, from: usize) -> impl Iterator<Item = usize> {
-        self.missed[from..]
-            .iter()
-            .flat_map(|&c| self.chunks[c].files.iter().copied())
     }
 
     /// Records that file `i`'s report was made for `key` (its key in its chunk): only

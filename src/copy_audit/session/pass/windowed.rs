@@ -64,19 +64,11 @@ struct Hashed {
 /// A file audited, with the key its report may be stored under in its chunk, if any.
 type Made = (Audited, Side, Option<[u8; 32]>);
 
-/// A chunk of a window.
-struct WindowChunk {
-    name: String,
-    files: Vec<usize>,
-    /// Every one of its files is named by git's index.
-    by_git: bool,
-}
-
 /// A window: a run of the pass's files (a range of them in path order) and the chunks
 /// they make up.
 struct Window {
     files: Range<usize>,
-    chunks: Vec<WindowChunk>,
+    chunks: Vec<remote::Group>,
 }
 
 /// A window hashed and looked up, whose answer is awaited.
@@ -99,19 +91,18 @@ impl Pass<'_, '_> {
         progress: &Progress,
     ) -> Result<(Vec<(usize, Chunk)>, remote::Plan), Failure> {
         let index = GitIndex::open(&self.ws.root);
-        let named: Vec<Option<&[u8]>> = match &index {
+        let mut git: Vec<Option<&[u8]>> = match &index {
             Some(index) => files
                 .par_iter()
                 .map(|(path, stat)| index.identity(path, stat.as_ref()?))
                 .collect(),
             None => vec![None; files.len()],
         };
-        let windows = windows_of(&files, &named);
+        let windows = windows_of(&files, &git);
         // Only the files of chunks by git are named by git; the others are read.
-        let mut git: Vec<Option<&[u8]>> = vec![None; files.len()];
-        for chunk in windows.iter().flat_map(|w| &w.chunks).filter(|c| c.by_git) {
+        for chunk in windows.iter().flat_map(|w| &w.chunks).filter(|c| !c.by_git) {
             for &i in &chunk.files {
-                git[i] = named[i];
+                git[i] = None;
             }
         }
         crate::logging::count("files named by git's index", || {
@@ -144,15 +135,7 @@ impl Pass<'_, '_> {
                         &git[range.clone()],
                         keep.then_some(&kept),
                     );
-                    let asking: Vec<remote::Asking> = chunks
-                        .iter()
-                        .map(|c| remote::Asking {
-                            name: &c.name,
-                            files: &c.files,
-                            by_git: c.by_git,
-                        })
-                        .collect();
-                    let keys = plan.ask(caches, &asking, |i| {
+                    let keys = plan.ask(caches, &chunks, |i| {
                         let h = &hashed[i - range.start];
                         remote::Keyed {
                             path: &h.path,
@@ -198,14 +181,12 @@ impl Pass<'_, '_> {
                     }
                     let audited =
                         self.audit_window(window, served, infos, caches, &kept, progress)?;
-                    let made: Vec<(usize, [u8; 32])> = plan
-                        .missed_files(missed)
-                        .filter_map(|i| Some((i, audited[i - start].2?)))
-                        .collect();
-                    for (i, key) in made {
-                        plan.made(i, key);
+                    for (i, (audited, side, made)) in (start..).zip(audited) {
+                        if let Some(key) = made {
+                            plan.made(i, key);
+                        }
+                        done.push((audited, side));
                     }
-                    done.extend(audited.into_iter().map(|(a, side, _)| (a, side)));
                 }
             }
             Ok(())
@@ -402,9 +383,9 @@ fn look_up(
 /// not, every file is one window, which is right but holds every file's bytes.
 fn windows_of(files: &[(String, Option<Stat>)], named: &[Option<&[u8]>]) -> Vec<Window> {
     let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
-    let chunks: Vec<WindowChunk> = chunks_of(&paths)
+    let chunks: Vec<remote::Group> = chunks_of(&paths)
         .into_iter()
-        .map(|(name, files)| WindowChunk {
+        .map(|(name, files)| remote::Group {
             by_git: files.iter().all(|&i| named[i].is_some()),
             name,
             files,
