@@ -405,10 +405,12 @@ fn fresh_checkouts_are_served_from_the_cache_and_an_edit_recomputes_its_chunk() 
     assert!(run.stdout == audit(second.path(), &["--no-cache"]).stdout);
     assert_eq!(run.count("remote chunks served"), chunks);
     assert_eq!(run.count("reports computed"), 0);
-    // Its local cache learnt it all: the next run asks the remote nothing.
+    // Its local cache learnt it all (the reports as served): the next run asks the
+    // remote nothing, and prints the same.
     let again = audit(second.path(), &remote);
     assert_eq!(again.count("remote chunks looked up"), 0);
     assert_eq!(again.count("reports computed"), 0);
+    assert!(again.stdout == run.stdout, "{}", again.stderr);
     // An edit: its chunk is recomputed and stored, every other is served.
     let third = checkout();
     let edited = first_markdown(third.path());
@@ -628,6 +630,8 @@ fn a_fresh_git_checkout_is_served_without_reading_a_file() {
         "{}",
         again.stderr
     );
+    assert_eq!(again.count("reports computed"), 0, "{}", again.stderr);
+    assert!(again.stdout == run.stdout, "{}", again.stderr);
     let third = clone(repo.path());
     let third = &third.path;
     let edited = first_markdown(third);

@@ -233,23 +233,36 @@ impl Serialize for Encoded<'_> {
 /// stored reports taken from the old layout.
 type NewShard<'a> = (Vec<Key>, Vec<(Key, Encoded<'a>)>);
 
+/// A report to be written into its shard: one the run made (or decoded), or the bytes
+/// the remote cache served it as, which are already a [`CachedReport`]'s postcard bytes
+/// (a chunk's blob holds each report so): copied, not decoded and encoded again.
+#[derive(Clone, Copy)]
+pub enum Fresh<'a> {
+    Report(ReportRef<'a>),
+    Encoded(&'a [u8]),
+}
+
 /// The reports `served` gives for `keys`, encoded one after another into one buffer, and
 /// where each lies in it: a cold run encodes every report, and a buffer (and its growth)
 /// per report took twice the time of writing the shards.
 fn encode_fresh<'r>(
     keys: impl IntoIterator<Item = Key>,
-    served: &impl Fn(&[u8; 32]) -> Option<ReportRef<'r>>,
+    served: &impl Fn(&[u8; 32]) -> Option<Fresh<'r>>,
 ) -> (Vec<u8>, Vec<(Key, std::ops::Range<usize>)>) {
     let mut bytes = Vec::new();
     let mut at = Vec::new();
     for key in keys {
-        if let Some(report) = served(&key.0) {
-            let start = bytes.len();
+        let start = bytes.len();
+        match served(&key.0) {
             // Through `io::Write` for a `Vec`, a field is an append (postcard's `Extend`
             // flavor pushed byte by byte).
-            postcard::to_io(&report, &mut bytes).expect("a report encodes into memory");
-            at.push((key, start..bytes.len()));
+            Some(Fresh::Report(report)) => {
+                postcard::to_io(&report, &mut bytes).expect("a report encodes into memory");
+            }
+            Some(Fresh::Encoded(encoded)) => bytes.extend_from_slice(encoded),
+            None => continue,
         }
+        at.push((key, start..bytes.len()));
     }
     (bytes, at)
 }
@@ -581,7 +594,7 @@ impl Caches {
     /// rebuilt.
     pub fn save<'r>(
         mut self,
-        served: impl for<'k> Fn(&'k [u8; 32]) -> Option<ReportRef<'r>> + Sync,
+        served: impl for<'k> Fn(&'k [u8; 32]) -> Option<Fresh<'r>> + Sync,
         summary: Option<&[(String, LockInfo)]>,
     ) {
         if !self.needs_save() {
@@ -670,7 +683,7 @@ impl Caches {
     fn relayout<'r>(
         &mut self,
         bits: u8,
-        served: &(impl for<'k> Fn(&'k [u8; 32]) -> Option<ReportRef<'r>> + Sync),
+        served: &(impl for<'k> Fn(&'k [u8; 32]) -> Option<Fresh<'r>> + Sync),
     ) {
         // Each new shard: the fresh reports of its keys (encoded on its core) and the
         // stored ones taken from the old layout.

@@ -4,7 +4,7 @@
 //! records what the caches learnt.
 
 use super::super::Failure;
-use super::super::cache::{CachedReport, Caches, ENGINE_VERSION, LockInfo, ReportRef, Stat, Taken};
+use super::super::cache::{Caches, ENGINE_VERSION, Fresh, LockInfo, ReportRef, Stat, Taken};
 use super::super::lockview::LockView;
 use super::super::workspace::Workspace;
 use super::audited::{Audit, Audited, CHUNK};
@@ -105,6 +105,9 @@ struct Side {
     origin: Origin,
     /// The file was read for its hash (so the stat index learns it).
     read: bool,
+    /// For a report the remote cache served, its bytes as served: what the local cache
+    /// stores.
+    served: Option<remote::Encoded>,
 }
 
 /// A chunk's audited files, and what the caches learn of each.
@@ -294,7 +297,7 @@ impl<'a, 'w> Pass<'a, 'w> {
         scanned: std::io::Result<Scanned>,
         info: Option<&LockInfo>,
         caches: Option<&Caches>,
-        served: Option<CachedReport>,
+        served: Option<remote::ServedReport>,
     ) -> Result<(Audited, Side), Failure> {
         let mut scanned = match scanned {
             Ok(scanned) => scanned,
@@ -304,11 +307,12 @@ impl<'a, 'w> Pass<'a, 'w> {
         let locale = self.locales.locale_for(&path);
         let mut key = self.key(&path, &scanned.hash, state, info, locale);
         // Taken out of the cache here, on the workers, not cloned.
-        let (taken, taken_from) = match served {
-            Some(report) => (Taken::Report(report), Origin::Remote),
+        let (taken, taken_from, served) = match served {
+            Some(s) => (Taken::Report(s.report), Origin::Remote, Some(s.encoded)),
             None => (
                 caches.map_or(Taken::Missing, |c| c.take_findings(&key)),
                 Origin::Cache,
+                None,
             ),
         };
         if info.is_some() && !matches!(taken, Taken::Missing) {
@@ -351,6 +355,7 @@ impl<'a, 'w> Pass<'a, 'w> {
             key,
             origin,
             read: scanned.read,
+            served: served.filter(|_| origin == Origin::Remote),
         };
         let audited = Audited {
             path,
@@ -402,6 +407,7 @@ impl<'a, 'w> Pass<'a, 'w> {
             key: [0; 32],
             origin: Origin::Unread,
             read: false,
+            served: None,
         };
         let audited = Audited {
             path,
@@ -621,7 +627,8 @@ fn save_local(
         // only those shards' files are indexed.
         let rewritten = c.rewritten_shards();
         let indexed = sides.iter().flatten().filter(|s| rewritten(&s.key)).count();
-        let mut by_key: FxHashMap<[u8; 32], &Audited> =
+        // A served report as the server sent it; another as the audit holds it.
+        let mut by_key: FxHashMap<[u8; 32], Fresh> =
             FxHashMap::with_capacity_and_hasher(indexed, Default::default());
         by_key.extend(
             sides
@@ -629,16 +636,17 @@ fn save_local(
                 .flatten()
                 .zip(audit.files())
                 .filter(|(side, _)| side.origin != Origin::Unread && rewritten(&side.key))
-                .map(|(side, a)| (side.key, a)),
+                .map(|(side, a)| {
+                    let fresh = match &side.served {
+                        Some(encoded) => Fresh::Encoded(encoded.bytes()),
+                        None => Fresh::Report(ReportRef {
+                            findings: &a.report.findings,
+                            error: &a.report.error,
+                        }),
+                    };
+                    (side.key, fresh)
+                }),
         );
-        c.save(
-            |key| {
-                by_key.get(key).map(|a| ReportRef {
-                    findings: &a.report.findings,
-                    error: &a.report.error,
-                })
-            },
-            summary,
-        );
+        c.save(|key| by_key.get(key).copied(), summary);
     }
 }

@@ -18,6 +18,9 @@ use super::super::cache::{CachedReport, Caches, ENGINE_VERSION, ReportRef};
 use crate::remote::Remote;
 use crate::statcache::HashBytes;
 use lockgraph_queries::hash::ContentHash;
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::Arc;
 
 /// The chunks a run looked up, with what became of them.
 pub(super) struct Plan {
@@ -134,23 +137,34 @@ impl Plan {
 
     /// The server's answers to the next chunks asked, in the order asked: the reports it
     /// served, by file index, each with its file's content hash for a chunk by git (the
-    /// file was not read). The chunks it did not serve are to be stored.
+    /// file was not read). The chunks it did not serve are to be stored. Blobs are decoded
+    /// on every core: the pass waits for them.
     pub(super) fn answer(&mut self, blobs: Vec<Option<Vec<u8>>>) -> Vec<Served> {
+        let asked = self.answered..self.answered + blobs.len();
+        self.answered = asked.end;
+        let decoded: Vec<Option<Decoded>> = blobs
+            .into_par_iter()
+            .zip(&self.chunks[asked.clone()])
+            .map(|(blob, chunk)| decode(blob?, chunk))
+            .collect();
         let mut served = Vec::new();
-        for blob in blobs {
-            let c = self.answered;
-            self.answered += 1;
-            let chunk = &self.chunks[c];
-            match blob.and_then(|b| decode(&b, chunk)) {
-                Some(reports) => served.extend(
-                    chunk
-                        .files
-                        .iter()
-                        .zip(reports)
-                        .map(|(&file, (hash, report))| Served { file, hash, report }),
-                ),
-                None => self.missed.push(c),
-            }
+        for (c, decoded) in asked.zip(decoded) {
+            let Some(Decoded { blob, reports }) = decoded else {
+                self.missed.push(c);
+                continue;
+            };
+            let files = self.chunks[c].files.iter();
+            served.extend(files.zip(reports).map(|(&file, (hash, report, at))| {
+                let encoded = Encoded {
+                    blob: Arc::clone(&blob),
+                    at,
+                };
+                Served {
+                    file,
+                    hash,
+                    report: ServedReport { report, encoded },
+                }
+            }));
         }
         served
     }
@@ -183,7 +197,27 @@ pub(super) struct Served {
     pub file: usize,
     /// The file's content hash, for a chunk by git.
     pub hash: Option<HashBytes>,
+    pub report: ServedReport,
+}
+
+/// A report as the server served it: decoded for the audit, and its bytes in the blob,
+/// which the local findings cache stores as they are.
+pub(in crate::copy_audit::session) struct ServedReport {
     pub report: CachedReport,
+    pub encoded: Encoded,
+}
+
+/// A served report's bytes: a [`CachedReport`]'s postcard bytes, as a chunk's blob holds
+/// each report and a findings shard stores it. The blob is shared by its reports.
+pub(in crate::copy_audit::session) struct Encoded {
+    blob: Arc<[u8]>,
+    at: Range<usize>,
+}
+
+impl Encoded {
+    pub fn bytes(&self) -> &[u8] {
+        &self.blob[self.at.clone()]
+    }
 }
 
 /// A chunk's blob: the engine version and each file's report, in the chunk's order; for
@@ -204,31 +238,56 @@ fn encode(chunk: &Chunk, reports: &[(ContentHash, ReportRef)]) -> Option<Vec<u8>
     postcard::to_stdvec(&(ENGINE_VERSION, hashes, only)).ok()
 }
 
+/// A blob decoded: its bytes, and each report with its file's content hash (for a chunk
+/// by git) and where the report lies in the bytes.
+struct Decoded {
+    blob: Arc<[u8]>,
+    reports: Vec<(Option<HashBytes>, CachedReport, Range<usize>)>,
+}
+
 /// The reports of a blob (with their files' hashes, for a chunk by git), if it is this
-/// engine's and holds one for each of the chunk's files.
-fn decode(blob: &[u8], chunk: &Chunk) -> Option<Vec<(Option<HashBytes>, CachedReport)>> {
+/// engine's and holds one for each of the chunk's files. Read field by field ([`encode`]'s
+/// tuple is its fields one after another, a list its length then its items) to learn
+/// where each report's bytes lie.
+fn decode(blob: Vec<u8>, chunk: &Chunk) -> Option<Decoded> {
     let files = chunk.files.len();
-    let (engine, hashes, reports): (String, Vec<Option<HashBytes>>, Vec<CachedReport>) = match chunk
-        .by_git
-    {
-        false => {
-            let (engine, reports): (String, Vec<CachedReport>) = postcard::from_bytes(blob).ok()?;
-            (engine, vec![None; files], reports)
-        }
+    let (engine, mut rest): (&str, &[u8]) = postcard::take_from_bytes(&blob).ok()?;
+    if engine != ENGINE_VERSION {
+        return None;
+    }
+    let hashes: Vec<Option<HashBytes>> = match chunk.by_git {
+        false => vec![None; files],
         true => {
-            let (engine, hashes, reports): (String, Vec<Option<HashBytes>>, _) =
-                postcard::from_bytes(blob).ok()?;
+            let (hashes, more): (Vec<Option<HashBytes>>, _) =
+                postcard::take_from_bytes(rest).ok()?;
+            rest = more;
+            if hashes.len() != files {
+                return None;
+            }
             // A hash left out is the entry's; a file without an entry has one.
-            let hashes = hashes
+            hashes
                 .into_iter()
                 .zip(&chunk.recorded)
-                .map(|(hash, recorded)| hash.or(recorded.map(HashBytes)))
-                .collect::<Option<Vec<_>>>()?;
-            (engine, hashes.into_iter().map(Some).collect(), reports)
+                .map(|(hash, recorded)| hash.or(recorded.map(HashBytes)).map(Some))
+                .collect::<Option<Vec<_>>>()?
         }
     };
-    let whole = engine == ENGINE_VERSION && reports.len() == files && hashes.len() == files;
-    whole.then(|| hashes.into_iter().zip(reports).collect())
+    let (count, more): (usize, _) = postcard::take_from_bytes(rest).ok()?;
+    rest = more;
+    if count != files {
+        return None;
+    }
+    let mut reports = Vec::with_capacity(files);
+    for hash in hashes {
+        let start = blob.len() - rest.len();
+        let (report, more): (CachedReport, _) = postcard::take_from_bytes(rest).ok()?;
+        rest = more;
+        reports.push((hash, report, start..blob.len() - rest.len()));
+    }
+    Some(Decoded {
+        blob: blob.into(),
+        reports,
+    })
 }
 
 /// Stores the chunks the server did not serve, from the reports the pass made:
@@ -259,4 +318,84 @@ pub(super) fn upload<'r>(
             })
             .collect()
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lockgraph_queries::copy::engine::{Finding, Findings};
+    use lockgraph_queries::copy::rules::Severity;
+    use lockgraph_queries::copy::source::FileError;
+    use lockgraph_queries::text::LineCol;
+
+    fn report(n: u32) -> CachedReport {
+        let at = LineCol { line: n, column: 2 };
+        let finding = |rule: &str| Finding {
+            rule_id: rule.into(),
+            severity: Severity::Warning,
+            line: at.line,
+            column: at.column,
+            end: at,
+            offset: n as usize * 10,
+            snippet: "v lese".into(),
+            message: format!("finding {n}").into(),
+            fix: None,
+        };
+        let findings: Findings = [finding("cs-R1-nbsp-prep"), finding("cs-R3-ellipsis")]
+            .into_iter()
+            .take(n as usize % 3)
+            .collect();
+        let error = (n == 4).then(|| FileError {
+            line_col: Some(at),
+            message: "unreadable".into(),
+        });
+        CachedReport { findings, error }
+    }
+
+    /// A served report's bytes are what the local cache would have encoded for it: a
+    /// served run writes them into its shards as they came.
+    #[test]
+    fn each_served_report_lies_in_its_blob_as_the_cache_encodes_it() {
+        let reports: Vec<CachedReport> = (0..6).map(report).collect();
+        let refs: Vec<(ContentHash, ReportRef)> = reports
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let report = ReportRef {
+                    findings: &r.findings,
+                    error: &r.error,
+                };
+                (ContentHash([i as u8; 32]), report)
+            })
+            .collect();
+        for by_git in [false, true] {
+            let chunk = Chunk {
+                material: Vec::new(),
+                files: (10..16).collect(),
+                keys: vec![[0; 32]; 6],
+                by_git,
+                // Half the entries record their file's hash: the blob carries the rest.
+                recorded: (0..6u8).map(|i| (i % 2 == 0).then_some([i; 32])).collect(),
+            };
+            let blob = encode(&chunk, &refs).unwrap();
+            let decoded = decode(blob.clone(), &chunk).unwrap();
+            assert_eq!(decoded.reports.len(), 6);
+            for (i, (hash, report, at)) in decoded.reports.into_iter().enumerate() {
+                let want = postcard::to_stdvec(&refs[i].1).unwrap();
+                assert_eq!(&blob[at], want.as_slice(), "report {i}, by git {by_git}");
+                assert!(report.findings == reports[i].findings);
+                assert_eq!(hash, by_git.then_some(HashBytes([i as u8; 32])));
+            }
+            // A blob for fewer files than the chunk holds, or cut short, is no answer.
+            let short = Chunk {
+                files: (10..17).collect(),
+                recorded: vec![None; 7],
+                keys: vec![[0; 32]; 7],
+                material: Vec::new(),
+                by_git,
+            };
+            assert!(decode(blob.clone(), &short).is_none());
+            assert!(decode(blob[..blob.len() - 1].to_vec(), &chunk).is_none());
+        }
+    }
 }
