@@ -72,11 +72,20 @@ fn run(cli: Cli) -> Result<bool, Failure> {
         root::Opened::Root(root) => root,
         root::Opened::Replayed(clean) => return Ok(clean),
     };
+    let mut storing = None;
     {
         let _phase = crate::logging::phase("flags and ladders");
         let cache = root.take_cache();
+        let remote = root.take_remote();
         let (db, defs) = (root.db.clone(), &root.defs);
+        let storing = &mut storing;
         warm(&root, cli.quiet, move || {
+            // The remote's blobs first, so that their upload waits on the server while the
+            // cache is saved, and the rest of the run goes on.
+            if let Some((remote, plan)) = remote {
+                let blobs = remote::missed_blobs(&plan, &db, defs);
+                *storing = Some(remote::store_beside(remote, &plan, blobs));
+            }
             if let Some((cache, seen)) = cache {
                 cache.save(&db, defs, &seen);
             }
@@ -93,7 +102,9 @@ fn run(cli: Cli) -> Result<bool, Failure> {
         _ => crate::output::to_stdout(|out| command(&mut root, cli.command, out)),
     };
     drop(_phase);
-    root.upload_remote();
+    if let Some(storing) = storing {
+        let _ = storing.join();
+    }
     // The process ends next. Dropping the database value by value made a warm `check` on
     // 50k definitions take 772 ms instead of 585 (docs/performance.md); the OS takes the
     // memory back at once.

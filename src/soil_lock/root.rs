@@ -122,7 +122,7 @@ pub struct Root {
     /// The cache, and how each definition's `.tr`, `.lock` and `.soil` were taken in (by index in
     /// `defs`), until [`Root::take_cache`]; `None` without the cache.
     cache: Option<(SoilCache, Vec<[Seen; 3]>)>,
-    /// The remote cache and what this run looked up there, until [`Root::upload_remote`].
+    /// The remote cache and what this run looked up there, until [`Root::take_remote`].
     remote: Option<(Remote, Plan)>,
     /// Files the walk found whose path is not UTF-8 ([`walk::Walked::unnamed`]).
     pub unnamed: Vec<String>,
@@ -325,12 +325,11 @@ impl Root {
         self.cache.take()
     }
 
-    /// Stores in the remote cache what this run derived and the server did not have. Call it
-    /// once the engine has computed what the commands need.
-    pub fn upload_remote(&mut self) {
-        if let Some((remote, plan)) = self.remote.take() {
-            remote::upload(&remote, &plan, &self.db, &self.defs);
-        }
+    /// The remote cache and what this run looked up there, for the caller to store what
+    /// the server did not have ([`remote::missed_blobs`]); like the cache, it needs only
+    /// what the files parsed to.
+    pub fn take_remote(&mut self) -> Option<(Remote, Plan)> {
+        self.remote.take()
     }
 
     /// Hashes every reference file and CLI executable an oracle names, and sets them when
