@@ -80,11 +80,10 @@ fn run(cli: Cli) -> Result<bool, Failure> {
         let (db, defs) = (root.db.clone(), &root.defs);
         let storing = &mut storing;
         warm(&root, cli.quiet, move || {
-            // The remote's blobs first, so that their upload waits on the server while the
-            // cache is saved, and the rest of the run goes on.
+            // The remote's upload first, so that it waits on the server while the cache is
+            // saved and the rest of the run goes on.
             if let Some((remote, plan)) = remote {
-                let blobs = remote::missed_blobs(&plan, &db, defs);
-                *storing = Some(remote::store_beside(remote, &plan, blobs));
+                *storing = remote::store_beside(remote, &plan, &db, defs);
             }
             if let Some((cache, seen)) = cache {
                 cache.save(&db, defs, &seen);

@@ -326,7 +326,7 @@ impl Root {
     }
 
     /// The remote cache and what this run looked up there, for the caller to store what
-    /// the server did not have ([`remote::missed_blobs`]); like the cache, it needs only
+    /// the server did not have ([`remote::store_beside`]); like the cache, it needs only
     /// what the files parsed to.
     pub fn take_remote(&mut self) -> Option<(Remote, Plan)> {
         self.remote.take()
