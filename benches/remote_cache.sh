@@ -3,7 +3,8 @@
 # files with the agent's lockfile), the floor, a cold local run, a cold remote run against
 # a freshly started BuildGrid (the upload included), and a fresh checkout (no .lockgraph/)
 # served by the warm remote cache. Medians over $RUNS runs; the counts of chunks looked up,
-# served and stored are printed from LOCKGRAPH_LOG. TOOL=soil-lock measures soil-lock
+# served and stored are printed from LOCKGRAPH_LOG, and the ratios also as the median of
+# each run's own. TOOL=soil-lock measures soil-lock
 # status instead, on the generated root of N definitions (benches/gen_corpus.rs).
 #
 #   BGD=/path/to/venv/bin/bgd N=100000 bash benches/remote_cache.sh
@@ -80,3 +81,7 @@ rc=$(printf '%s\n' "${remote_cold[@]}" | median)
 rw=$(printf '%s\n' "${remote_warm[@]}" | median)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 echo "$TOOL N=$N floor $f ms | cold local $c ms | cold remote $rc ms ($(ratio "$rc" "$c")x cold local) | warm remote, fresh checkout $rw ms ($(ratio "$rw" "$f")x floor)"
+# The same ratios taken within each run, then their median: on a machine whose speed moves
+# from minute to minute, a run's cold remote is best set against that run's cold local.
+within() { local -n num=$1 den=$2; for i in "${!num[@]}"; do ratio "${num[$i]}" "${den[$i]}"; echo; done | median; }
+echo "within each run, median: cold remote $(within remote_cold cold)x cold local | warm remote $(within remote_warm floor)x floor"
