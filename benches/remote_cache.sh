@@ -11,9 +11,9 @@
 #   BGD=/path/to/venv/bin/bgd TOOL=soil-lock N=50000 bash benches/remote_cache.sh
 #
 # BIN=<binary> measures another build of the tool on the same tree (run the script once
-# per build, in turns, to compare two commits). GIT=1 (copy-audit) measures fresh git
-# clones of the tree instead, as CI runners have them: the cold runs in one clone, the
-# served run in another, whose files git's index names (none is read).
+# per build, in turns, to compare two commits). GIT=1 measures fresh git clones of the
+# tree (or root) instead, as CI runners have them: the cold runs in one clone, the served
+# run in another, whose files git's index names (none is read).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-100000}
@@ -28,24 +28,26 @@ BIN=${BIN:-$PWD/target/release/$TOOL}
 if [ "$TOOL" = soil-lock ]; then
   T="$WORK/soil-$N"
   [ -f "$T/soil.toml" ] || target/release/examples/gen_corpus soil "$T" "$N" > /dev/null
-  RUN=("$BIN" -q --root "$T" status --json)
+  # Each run is in the directory it measures (the tree, or a clone of it).
+  RUN=("$BIN" -q --root . status --json)
   EXTS=(tr lock soil)
+  G="$WORK/soil-$N-git"
 else
   T="$WORK/real-tree-$N/tree"
   [ -f "$WORK/real-tree-$N/states/agent.json" ] || target/release/examples/real_tree "$WORK/real-tree-$N" "$N" 2>/dev/null
   cp "$WORK/real-tree-$N/states/agent.json" "$T/.copy-editor.lock.json"
   RUN=("$BIN" -q --json)
-  if [ "${GIT:-}" = 1 ]; then
-    G="$WORK/real-tree-$N/git"
-    if [ ! -d "$G/repo/.git" ]; then
-      rm -rf "$G"; mkdir -p "$G"; cp -r "$T" "$G/repo"; rm -rf "$G/repo/.lockgraph"
-      (cd "$G/repo" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -q -m tree && git repack -a -d -q && git prune)
-    fi
-    rm -rf "$G/cold" "$G/served"
-    git clone -q "$G/repo" "$G/cold"; git clone -q "$G/repo" "$G/served"
-    T="$G/cold"
-  fi
   EXTS=(md json)
+  G="$WORK/real-tree-$N/git"
+fi
+if [ "${GIT:-}" = 1 ]; then
+  if [ ! -d "$G/repo/.git" ]; then
+    rm -rf "$G"; mkdir -p "$G"; cp -r "$T" "$G/repo"; rm -rf "$G/repo/.lockgraph"
+    (cd "$G/repo" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -q -m tree && git repack -a -d -q && git prune)
+  fi
+  rm -rf "$G/cold" "$G/served"
+  git clone -q "$G/repo" "$G/cold"; git clone -q "$G/repo" "$G/served"
+  T="$G/cold"
 fi
 SERVER="$WORK/buildgrid"
 mkdir -p "$SERVER"
@@ -59,7 +61,7 @@ start_server() {
 }
 ms() { local t0 t1; t0=$(date +%s%N); "$@" > /dev/null 2> "$SERVER/err" || true; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-counts() { grep -E "remote chunks|reports computed|file reads" "$SERVER/err" | sed 's/^timing: //; s/  */ /g' | paste -sd, -; }
+counts() { grep -E "remote chunks|reports computed|file reads|files read|files named" "$SERVER/err" | sed 's/^timing: //; s/  */ /g' | paste -sd, -; }
 url="grpc://127.0.0.1:$PORT"
 floor=() cold=() remote_cold=() remote_warm=()
 cd "$T"

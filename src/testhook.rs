@@ -27,6 +27,9 @@ pub const POINTS: &[&str] = &[
     "fix",
     // soil-lock: the root walked, no spec or sidecar read yet.
     "soil-read",
+    // soil-lock --remote-cache in a git checkout: the files git's index names looked up,
+    // none read yet.
+    "soil-named",
     // soil-lock refresh: every sidecar read, none written yet.
     "soil-write",
 ];

@@ -547,7 +547,12 @@ fn git(dir: &std::path::Path, args: &[&str]) -> bool {
 /// A repository of a shared tree, committed; None (the test says it was skipped) without
 /// git.
 fn repository() -> Option<tempfile::TempDir> {
-    let repo = checkout();
+    committed(checkout())
+}
+
+/// `repo` made a git repository with everything in it committed; None (the test says it
+/// was skipped) without git.
+fn committed(repo: tempfile::TempDir) -> Option<tempfile::TempDir> {
     if !git(repo.path(), &["init", "-q"]) {
         println!("skipped: no git to make a checkout with");
         return None;
@@ -898,17 +903,7 @@ fn soil_lock_fresh_checkouts_are_served_and_an_edit_recomputes_its_chunk() {
         // it must read again, their stats too recent to trust, are served again). Its
         // replay is removed, or the run would print the served run's output without
         // looking at the cache at all.
-        for replay in std::fs::read_dir(second.path().join(".lockgraph/soil")).unwrap() {
-            let replay = replay.unwrap().path();
-            if replay
-                .file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("replay-")
-            {
-                std::fs::remove_file(replay).unwrap();
-            }
-        }
+        remove_replays(second.path());
         let again = soil_status(second.path(), &remote);
         assert!(again.stdout == local.stdout);
         assert_eq!(parsed(&again), 0, "{}", again.stderr);
@@ -946,6 +941,135 @@ fn soil_lock_fresh_checkouts_are_served_and_an_edit_recomputes_its_chunk() {
         edit(tree.path(), "Other prose.");
         soil_status(tree.path(), args)
     });
+}
+
+/// Removes a soil root's kept replays, so that the next run takes its files in.
+fn remove_replays(root: &std::path::Path) {
+    for replay in std::fs::read_dir(root.join(".lockgraph/soil")).unwrap() {
+        let replay = replay.unwrap().path();
+        if replay
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("replay-")
+        {
+            std::fs::remove_file(replay).unwrap();
+        }
+    }
+}
+
+/// A committed soil root (trellis's examples, or the fixture); None (the test says it was
+/// skipped) without git or the shared files.
+fn soil_repository(shared: bool) -> Option<tempfile::TempDir> {
+    committed(soil_checkout(shared)?)
+}
+
+/// A soil root's fresh clone is named by git's index: the first reads each file once and
+/// stores every chunk; the next is served whole without reading a file, with the status
+/// `--no-cache` prints; an edited spec's chunk is read, the rest still served.
+#[test]
+fn soil_lock_fresh_git_checkouts_are_served_without_reading_a_file() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let url = server.url();
+    let remote = ["--remote-cache", url.as_str()];
+    for shared in [true, false] {
+        let Some(repo) = soil_repository(shared) else {
+            continue;
+        };
+        let first = clone(repo.path());
+        let run = soil_status(&first.path, &remote);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let files = run.count("files read");
+        let chunks = run.count("remote chunks looked up");
+        assert!(files >= 10 && chunks >= 2, "{}", run.stderr);
+        assert_eq!(
+            run.count("files named by git's index"),
+            files,
+            "{}",
+            run.stderr
+        );
+        assert_eq!(run.count("remote chunks stored"), chunks, "{}", run.stderr);
+        assert_eq!(parsed(&run), files, "{}", run.stderr);
+        let second = clone(repo.path());
+        let run = soil_status(&second.path, &remote);
+        assert_eq!(run.count("remote chunks served"), chunks, "{}", run.stderr);
+        assert_eq!(run.count("files read"), 0, "{}", run.stderr);
+        assert_eq!(parsed(&run), 0, "{}", run.stderr);
+        let expected = soil_status(&second.path, &["--no-cache"]);
+        assert!(run.stdout == expected.stdout, "{}", run.stderr);
+        // What it was served, its local cache learnt: without the replay, the next run
+        // parses nothing either.
+        remove_replays(&second.path);
+        let again = soil_status(&second.path, &remote);
+        assert!(again.stdout == expected.stdout, "{}", again.stderr);
+        assert_eq!(parsed(&again), 0, "{}", again.stderr);
+        if shared {
+            continue;
+        }
+        let third = clone(repo.path());
+        let spec = third.path.join("csvstats/mean.tr");
+        let text = std::fs::read_to_string(&spec).unwrap();
+        std::fs::write(&spec, format!("{text}\nMore prose.\n")).unwrap();
+        let run = soil_status(&third.path, &remote);
+        assert_eq!(
+            run.count("remote chunks served"),
+            chunks - 1,
+            "{}",
+            run.stderr
+        );
+        let read = run.count("files read");
+        assert!(
+            read >= 1 && read < files,
+            "{read} of {files}: {}",
+            run.stderr
+        );
+        let expected = soil_status(&third.path, &["--no-cache"]);
+        assert!(run.stdout == expected.stdout, "{}", run.stderr);
+    }
+}
+
+/// A spec named by git edited between the lookup and its read (its chunk missed): what it
+/// parses to is not the blob's its chunk's key names, so that chunk is not stored; the
+/// next clone is served the rest and computes it.
+#[test]
+fn soil_lock_a_file_named_by_git_edited_during_a_run_stores_no_chunk_for_its_blob() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let url = server.url();
+    let Some(repo) = soil_repository(false) else {
+        return;
+    };
+    let first = clone(repo.path());
+    let spec = first.path.join("csvstats/mean.tr");
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("soil-lock"));
+    command
+        .arg("--root")
+        .arg(&first.path)
+        .args(["--remote-cache", &url, "status", "--json"])
+        .env("LOCKGRAPH_LOG", "info")
+        .env("LOCKGRAPH_TEST_CHUNK_FILES", CHUNK_FILES);
+    let run = Run::from(paused_at(command, "soil-named", || {
+        let text = std::fs::read_to_string(&spec).unwrap();
+        std::fs::write(&spec, format!("{text}\nEdited mid-run.\n")).unwrap();
+    }));
+    assert!(
+        run.stdout == soil_status(&first.path, &["--no-cache"]).stdout,
+        "{}",
+        run.stderr
+    );
+    let chunks = stores_all_but_one(&run);
+    let second = clone(repo.path());
+    let run = soil_status(&second.path, &["--remote-cache", &url]);
+    assert_eq!(
+        run.count("remote chunks served"),
+        chunks - 1,
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout == soil_status(&second.path, &["--no-cache"]).stdout);
 }
 
 #[test]

@@ -11,9 +11,20 @@
 //! ladders, the graph) is computed here either way, so the output is the same with or
 //! without the server. The values stored are computed from the very bytes hashed for the
 //! key (read once, unlike copy-audit's), so no edit during a run can set them apart.
+//!
+//! In a git checkout (git's index in the root), the files come named before any is read
+//! ([`look_up_named`]): a file whose walk stat is the one git's index recorded holds that
+//! index's blob, so a chunk whose every file is so named is keyed by the blob ids and looked
+//! up first, and a served chunk's files are never read: a fresh CI clone reads nothing.
+//! A missed one's files are read with a stat of their own, and its values are stored only
+//! if no stat moved since the walk ([`ByGit::settle`]): else the bytes computed from may not
+//! be the blobs the key names.
 
-use super::cache::{Files, LockKnown, SoilKnown, Taken, TrKnown};
+use super::cache::{Files, LockKnown, Seen, SoilKnown, Taken, TrKnown};
+use super::walk;
+use crate::gitindex::GitIndex;
 use crate::remote::{Remote, chunks_of};
+use crate::statcache::Stat;
 use lockgraph_queries::db::Database;
 use lockgraph_queries::soil::engine::{self, Definition};
 use lockgraph_queries::soil::soil_hash;
@@ -29,6 +40,18 @@ enum Kind {
     Soil,
 }
 
+impl Kind {
+    const ALL: [Kind; 3] = [Kind::Tr, Kind::Lock, Kind::Soil];
+
+    fn ext(self) -> &'static str {
+        match self {
+            Kind::Tr => "tr",
+            Kind::Lock => "lock",
+            Kind::Soil => "soil",
+        }
+    }
+}
+
 /// One file's kept value. Generic so that storing serialises borrowed values (from the
 /// database) and fetching deserialises boxed ones (as the inputs take them), one layout.
 #[derive(Serialize, Deserialize)]
@@ -40,86 +63,238 @@ enum Value<T, L, S> {
 
 type Fetched = Value<Box<TrKnown>, Box<LockKnown>, Box<SoilKnown>>;
 
-/// One file read from disk: its definition (an index into the run's definitions), which
-/// file, its content hash.
+/// One file of a chunk: its definition (an index into the run's definitions) and which
+/// file.
 #[derive(Clone, Copy)]
-struct Read {
+struct Member {
     def: usize,
     kind: Kind,
-    hash: [u8; 32],
 }
 
 /// The chunks a run looked up, kept until the values are computed and the missed ones
 /// stored.
 pub struct Plan {
     /// Each chunk: its key material and its files.
-    chunks: Vec<(Vec<u8>, Vec<Read>)>,
+    chunks: Vec<(Vec<u8>, Vec<Member>)>,
     /// The chunks the server did not serve (indices into `chunks`).
     missed: Vec<usize>,
 }
 
-/// Looks up the chunks of the files `files` read from disk and puts what the server
-/// serves in place of their bytes.
-pub(super) fn prefetch(remote: &Remote, files: &mut [Files]) -> Plan {
-    let _phase = crate::logging::phase("remote cache lookups");
-    let read: Vec<Read> = files
+impl Plan {
+    /// Both plans' chunks, to be stored alike.
+    pub(super) fn join(mut self, other: Plan) -> Plan {
+        let base = self.chunks.len();
+        self.chunks.extend(other.chunks);
+        self.missed
+            .extend(other.missed.into_iter().map(|c| base + c));
+        self
+    }
+}
+
+/// What the server served for one definition's files, before any was read.
+#[derive(Default)]
+pub(super) struct Served {
+    pub tr: Option<Box<TrKnown>>,
+    pub lock: Option<Box<LockKnown>>,
+    pub soil: Option<Box<SoilKnown>>,
+}
+
+/// The chunks whose every file git's index named, looked up before reading: what each
+/// definition was served, which files belong to such a chunk (the lookups by content hash
+/// leave them out), and the missed chunks, stored once their files are read unmoved.
+pub(super) struct ByGit {
+    plan: Plan,
+    /// Per definition, per file (`.tr`, `.lock`, `.soil`): its walk stat if it is in a
+    /// chunk by git. A served one is taken in as served, a missed one read and statted
+    /// afresh.
+    pub named: Vec<[Option<Stat>; 3]>,
+    pub served: Vec<Served>,
+}
+
+/// Looks up the chunks of the files git's index names, before any file is read. A file is
+/// a candidate when the walk statted it and the local cache keeps nothing for it
+/// (`kept(def, kind)`): on a fresh checkout, every file. A chunk is by git when its every
+/// candidate is named (its stat is the one the index recorded, not racily); the files of
+/// other chunks are read and looked up by their content ([`prefetch`]).
+pub(super) fn look_up_named(
+    remote: &Remote,
+    index: &GitIndex,
+    listed: &[&walk::Listed],
+    kept: impl Fn(usize, usize) -> bool + Sync,
+) -> ByGit {
+    let _phase = crate::logging::phase("remote cache lookups by git's index");
+    // Each candidate: (definition, kind, its stat, its blob id if named).
+    let candidates: Vec<(usize, Kind, Stat, Option<&[u8]>)> = listed
         .par_iter()
         .enumerate()
-        .flat_map_iter(|(def, f)| {
-            let hash = |kind, taken: &[u8]| Read {
-                def,
-                kind,
-                hash: Sha256::digest(taken).into(),
-            };
-            [
-                bytes(&f.tr).map(|b| hash(Kind::Tr, b)),
-                bytes(&f.lock).map(|b| hash(Kind::Lock, b)),
-                bytes(&f.soil).map(|b| hash(Kind::Soil, b)),
-            ]
+        .flat_map_iter(|(def, l)| {
+            let kept = &kept;
+            [l.tr, l.lock, l.soil]
+                .into_iter()
+                .zip(Kind::ALL)
+                .enumerate()
+                .filter_map(move |(k, (file, kind))| match file {
+                    walk::File::Present(Some(stat)) if !kept(def, k) => {
+                        let path = format!("{}.{}", l.stem, kind.ext());
+                        Some((def, kind, stat, index.identity(&path, &stat)))
+                    }
+                    _ => None,
+                })
+        })
+        .collect();
+    let paths: Vec<&str> = candidates
+        .iter()
+        .map(|c| listed[c.0].stem.as_str())
+        .collect();
+    let mut chunks: Vec<(Vec<u8>, Vec<Member>)> = Vec::new();
+    let mut named = vec![[None; 3]; listed.len()];
+    for (name, members) in chunks_of(&paths) {
+        if !members.iter().all(|&i| candidates[i].3.is_some()) {
+            continue;
+        }
+        let mut m = Vec::with_capacity(64 + members.len() * 60);
+        m.extend_from_slice(b"lockgraph soil-lock chunk by git v1\0");
+        m.extend_from_slice(super::cache::engine_key().as_bytes());
+        m.push(0);
+        m.extend_from_slice(name.as_bytes());
+        for &i in &members {
+            let (def, kind, stat, oid) = candidates[i];
+            m.push(0);
+            m.extend_from_slice(listed[def].stem.as_bytes());
+            m.push(kind as u8);
+            m.extend_from_slice(oid.expect("every member is named"));
+            named[def][kind as usize] = Some(stat);
+        }
+        let members = members
+            .iter()
+            .map(|&i| Member {
+                def: candidates[i].0,
+                kind: candidates[i].1,
+            })
+            .collect();
+        chunks.push((m, members));
+    }
+    crate::logging::count("files named by git's index", || {
+        chunks.iter().map(|(_, m)| m.len()).sum::<usize>()
+    });
+    let (missed, values) = fetch_and_decode(remote, &chunks);
+    let mut served: Vec<Served> = (0..listed.len()).map(|_| Served::default()).collect();
+    for (members, values) in chunks.iter().map(|(_, m)| m).zip(values) {
+        for (r, value) in members.iter().zip(values.into_iter().flatten()) {
+            let s = &mut served[r.def];
+            match value {
+                Value::Tr(v) => s.tr = Some(v),
+                Value::Lock(v) => s.lock = Some(v),
+                Value::Soil(v) => s.soil = Some(v),
+            }
+        }
+    }
+    ByGit {
+        plan: Plan { chunks, missed },
+        named,
+        served,
+    }
+}
+
+impl ByGit {
+    /// The plan of the chunks by git, each missed one kept for storing only if every file of
+    /// it was read with the stat the walk took (`seen`, per definition): a file edited since
+    /// the walk holds other bytes than the blob its key names.
+    pub(super) fn settle(self, seen: &[[Seen; 3]]) -> Plan {
+        let ByGit {
+            plan: Plan { chunks, missed },
+            named,
+            ..
+        } = self;
+        let unmoved = |r: &Member| {
+            let k = r.kind as usize;
+            matches!(seen[r.def][k], Seen::Read { stat, .. } if Some(stat) == named[r.def][k])
+        };
+        let missed = missed
             .into_iter()
-            .flatten()
-        })
-        .collect();
-    // Definitions come sorted by path, so their files are in path order.
-    let paths: Vec<&str> = read.iter().map(|r| files[r.def].stem.as_str()).collect();
-    let chunks: Vec<(Vec<u8>, Vec<Read>)> = chunks_of(&paths)
-        .into_iter()
-        .map(|(name, members)| {
-            let members: Vec<Read> = members.into_iter().map(|i| read[i]).collect();
-            (material(&name, &members, files), members)
-        })
-        .collect();
+            .filter(|&c| chunks[c].1.iter().all(unmoved))
+            .collect();
+        Plan { chunks, missed }
+    }
+}
+
+/// Fetches the chunks' blobs and decodes each on every core: which chunks were missed, and
+/// each chunk's values (None for a missed one).
+fn fetch_and_decode(
+    remote: &Remote,
+    chunks: &[(Vec<u8>, Vec<Member>)],
+) -> (Vec<usize>, Vec<Option<Vec<Fetched>>>) {
     let materials: Vec<Vec<u8>> = chunks.iter().map(|(m, _)| m.clone()).collect();
     // Decoded on every core: a served run's blobs hold what parsing 150,000 files made.
     let decoded: Vec<Option<Vec<Fetched>>> = remote
         .fetch(&materials)
         .into_par_iter()
-        .zip(&chunks)
+        .zip(chunks)
         .map(|(blob, (_, members))| decode(&blob?, members))
         .collect();
-    let mut missed = Vec::new();
-    for (c, values) in decoded.into_iter().enumerate() {
-        let members = &chunks[c].1;
-        match values {
-            Some(values) => {
-                for (r, value) in members.iter().zip(values) {
-                    let f = &mut files[r.def];
-                    match value {
-                        Value::Tr(v) => f.tr = Taken::Known(v),
-                        Value::Lock(v) => f.lock = Taken::Known(v),
-                        Value::Soil(v) => f.soil = Taken::Known(v),
-                    }
-                }
+    let missed = (0..chunks.len())
+        .filter(|&c| decoded[c].is_none())
+        .collect();
+    (missed, decoded)
+}
+
+/// Looks up the chunks of the files `files` read from disk (but those in a chunk by git,
+/// `by_git`) and puts what the server serves in place of their bytes.
+pub(super) fn prefetch(remote: &Remote, files: &mut [Files], by_git: &[[Option<Stat>; 3]]) -> Plan {
+    let _phase = crate::logging::phase("remote cache lookups");
+    let read: Vec<(Member, [u8; 32])> = files
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(def, f)| {
+            [bytes(&f.tr), bytes(&f.lock), bytes(&f.soil)]
+                .into_iter()
+                .zip(Kind::ALL)
+                .filter(move |&(_, kind)| {
+                    by_git.get(def).is_none_or(|n| n[kind as usize].is_none())
+                })
+                .filter_map(move |(taken, kind)| {
+                    Some((Member { def, kind }, Sha256::digest(taken?).into()))
+                })
+        })
+        .collect();
+    // Definitions come sorted by path, so their files are in path order.
+    let paths: Vec<&str> = read
+        .iter()
+        .map(|(r, _)| files[r.def].stem.as_str())
+        .collect();
+    let chunks: Vec<(Vec<u8>, Vec<Member>)> = chunks_of(&paths)
+        .into_iter()
+        .map(|(name, members)| {
+            let members: Vec<&(Member, [u8; 32])> = members.into_iter().map(|i| &read[i]).collect();
+            let material = material(&name, &members, files);
+            (material, members.into_iter().map(|(r, _)| *r).collect())
+        })
+        .collect();
+    let (missed, decoded) = fetch_and_decode(remote, &chunks);
+    for (members, values) in chunks.iter().map(|(_, m)| m).zip(decoded) {
+        for (r, value) in members.iter().zip(values.into_iter().flatten()) {
+            let f = &mut files[r.def];
+            match value {
+                Value::Tr(v) => f.tr = Taken::Known(v),
+                Value::Lock(v) => f.lock = Taken::Known(v),
+                Value::Soil(v) => f.soil = Taken::Known(v),
             }
-            None => missed.push(c),
         }
     }
-    crate::logging::count("remote blob bytes read, packed", || {
-        remote.counts().bytes_read
-    });
-    crate::logging::count("remote chunks looked up", || chunks.len());
-    crate::logging::count("remote chunks served", || chunks.len() - missed.len());
     Plan { chunks, missed }
+}
+
+impl Plan {
+    /// Logs what the run looked up and was served (with `LOCKGRAPH_LOG=info`).
+    pub(super) fn log(&self, remote: &Remote) {
+        crate::logging::count("remote blob bytes read, packed", || {
+            remote.counts().bytes_read
+        });
+        crate::logging::count("remote chunks looked up", || self.chunks.len());
+        crate::logging::count("remote chunks served", || {
+            self.chunks.len() - self.missed.len()
+        });
+    }
 }
 
 fn bytes<T>(taken: &Taken<T>) -> Option<&[u8]> {
@@ -129,18 +304,18 @@ fn bytes<T>(taken: &Taken<T>) -> Option<&[u8]> {
     }
 }
 
-/// A chunk's key material: what its values depend on.
-fn material(name: &str, members: &[Read], files: &[Files]) -> Vec<u8> {
+/// A chunk's key material: what its values depend on (each file's content hash).
+fn material(name: &str, members: &[&(Member, [u8; 32])], files: &[Files]) -> Vec<u8> {
     let mut m = Vec::with_capacity(64 + members.len() * 80);
     m.extend_from_slice(b"lockgraph soil-lock chunk v2\0");
     m.extend_from_slice(super::cache::engine_key().as_bytes());
     m.push(0);
     m.extend_from_slice(name.as_bytes());
-    for r in members {
+    for (r, hash) in members {
         m.push(0);
         m.extend_from_slice(files[r.def].stem.as_bytes());
         m.push(r.kind as u8);
-        m.extend_from_slice(&r.hash);
+        m.extend_from_slice(hash);
     }
     m
 }
@@ -154,7 +329,7 @@ fn encode<T: Serialize>(values: &[T]) -> Option<Vec<u8>> {
 
 /// The values of a blob, if it is this engine's and holds a value of the right kind for
 /// each file asked for, in order.
-fn decode(blob: &[u8], members: &[Read]) -> Option<Vec<Fetched>> {
+fn decode(blob: &[u8], members: &[Member]) -> Option<Vec<Fetched>> {
     let (engine, values): (String, Vec<Fetched>) = postcard::from_bytes(blob).ok()?;
     let fits = engine == super::cache::engine_key()
         && values.len() == members.len()
@@ -203,7 +378,7 @@ pub(super) fn store_beside(
 type Computed<'db> = Value<&'db TrKnown, &'db LockKnown, &'db SoilKnown>;
 
 /// The value the engine computed for the file `r` (the memoised query result).
-fn computed<'db>(db: &'db Database, defs: &[Definition], r: &Read) -> Option<Computed<'db>> {
+fn computed<'db>(db: &'db Database, defs: &[Definition], r: &Member) -> Option<Computed<'db>> {
     let def = defs[r.def];
     let value = match r.kind {
         Kind::Tr => Value::Tr(engine::tr_summary(db, def)?),

@@ -8,6 +8,7 @@ use super::remote::{self, Plan};
 use super::replay::{self, ExternalSeen, Fingerprint};
 use super::walk;
 use crate::fsutil::read_regular;
+use crate::gitindex::GitIndex;
 use crate::remote::Remote;
 use crate::replay::{Key, Told};
 use crate::statcache::Stat;
@@ -215,18 +216,24 @@ impl Root {
             Failure::new(format!("{}{at}: {}", toml_path.display(), e.message()))
         })?;
         let replay = replay.filter(|_| use_cache);
-        let stats = use_cache && cache::on_disk(&dir);
+        // With a remote cache in a git checkout, the walk's stats name the files by git's
+        // index, so that a served chunk's files are never read.
+        let by_git = remote.is_some() && crate::gitindex::path(&dir).is_some();
+        let stats = use_cache && (by_git || cache::on_disk(&dir));
         // Decoding the cache and listing the root are independent; overlapped, one fills
         // the gaps the other's system calls leave. Where a replay is kept, the cache is
         // decoded only if the replay does not match.
         let phase = crate::logging::phase("open the cache, walk and stat");
-        let ((kept, cache), listed) = rayon::join(
+        let ((kept, cache, index), listed) = rayon::join(
             || {
                 let kept = replay
                     .filter(|_| stats)
                     .and_then(|key| replay::load(&dir, key));
                 let cache = (use_cache && kept.is_none()).then(|| SoilCache::open(&dir));
-                (kept, cache)
+                let index = (by_git && kept.is_none())
+                    .then(|| GitIndex::open(&dir))
+                    .flatten();
+                (kept, cache, index)
             },
             || list(&dir, stats),
         );
@@ -270,7 +277,7 @@ impl Root {
             &db,
             walked.definitions,
             cache.as_mut(),
-            remote.as_ref(),
+            remote.as_ref().map(|r| (r, index.as_ref())),
             one_shot,
         )?;
         let remote = remote.zip(plan);
@@ -539,15 +546,17 @@ fn list(dir: &Path, stat: bool) -> Result<walk::Walked, Failure> {
 /// The definitions the walk listed, as inputs. With a cache, each file the cache vouches
 /// for goes in as its kept value instead of its bytes; the second list says, per
 /// definition, how its `.tr`, `.lock` and `.soil` were taken in (what saving the cache
-/// needs; without a cache nothing is looked up, and each file is statted as it is opened). With
-/// `remote`, the files read from disk are looked up there first ([`remote::prefetch`]).
-/// With `derive`, what is still bytes after that goes in as what the engine makes of it.
+/// needs; without a cache nothing is looked up, and each file is statted as it is opened).
+/// With a remote cache, the files git's index names (`remote`'s index, if the root is a
+/// git checkout) are looked up there before any is read ([`remote::look_up_named`]), and
+/// the other files read from disk after reading ([`remote::prefetch`]). With `derive`,
+/// what is still bytes after that goes in as what the engine makes of it.
 fn take_in_definitions(
     dir: &Path,
     db: &Database,
     listed: Vec<walk::Listed>,
     cache: Option<&mut SoilCache>,
-    remote: Option<&Remote>,
+    remote: Option<(&Remote, Option<&GitIndex>)>,
     derive: bool,
 ) -> Result<TakenIn, Failure> {
     let with_entries: Vec<(walk::Listed, Option<Cached>)> = match cache {
@@ -564,23 +573,67 @@ fn take_in_definitions(
         }
         None => listed.into_iter().map(|l| (l, None)).collect(),
     };
+    let mut by_git = remote.and_then(|(remote, index)| {
+        let (listed, kept): (Vec<&walk::Listed>, Vec<&Option<Cached>>) =
+            with_entries.iter().map(|(l, k)| (l, k)).unzip();
+        let kept = |def: usize, kind: usize| {
+            kept[def]
+                .as_ref()
+                .is_some_and(|k| [k.tr.is_some(), k.lock.is_some(), k.soil.is_some()][kind])
+        };
+        let by_git = remote::look_up_named(remote, index?, &listed, kept);
+        crate::testhook::pause("soil-named");
+        Some(by_git)
+    });
+    let served: Vec<remote::Served> = match &mut by_git {
+        Some(by_git) => std::mem::take(&mut by_git.served),
+        None => (0..with_entries.len())
+            .map(|_| remote::Served::default())
+            .collect(),
+    };
+    let named: &[[Option<Stat>; 3]] = by_git.as_ref().map_or(&[], |b| &b.named);
+    let remote = remote.map(|(remote, _)| remote);
     let parsed = AtomicUsize::new(0);
+    let read = AtomicUsize::new(0);
     let mut contents: Vec<Files> = with_entries
         .into_par_iter()
-        .map(|(listed, kept)| {
+        .zip(served)
+        .enumerate()
+        .map(|(def, ((listed, kept), served))| {
             let (tr_kept, lock_kept, soil_kept, written) = match kept {
                 Some(k) => (k.tr, k.lock, k.soil, k.written_ns),
                 None => (None, None, None, 0),
             };
+            let named = named.get(def).copied().unwrap_or_default();
             let file = |ext| dir.join(format!("{}.{ext}", listed.stem));
-            let (tr, tr_seen) = take(file("tr"), listed.tr, tr_kept, written, unread_tr);
-            let (lock, lock_seen) =
-                take(file("lock"), listed.lock, lock_kept, written, unread_lock);
+            let (tr, tr_seen) = take(
+                file("tr"),
+                listed.tr,
+                (served.tr, named[0]),
+                tr_kept,
+                written,
+                unread_tr,
+            );
+            let (lock, lock_seen) = take(
+                file("lock"),
+                listed.lock,
+                (served.lock, named[1]),
+                lock_kept,
+                written,
+                unread_lock,
+            );
             // A `.soil` is looked for only where the walk saw one; its hash forms have no
             // error to carry, so an unreadable one is absent (with a warning).
             let (soil, soil_seen) = match listed.soil {
                 walk::File::Absent => (Taken::Absent, Seen::Absent),
-                found => take(file("soil"), found, soil_kept, written, |_| None),
+                found => take(
+                    file("soil"),
+                    found,
+                    (served.soil, named[2]),
+                    soil_kept,
+                    written,
+                    |_| None,
+                ),
             };
             let mut files = Files {
                 stem: listed.stem,
@@ -589,6 +642,13 @@ fn take_in_definitions(
                 soil,
                 seen: [tr_seen, lock_seen, soil_seen],
             };
+            let bytes = |t: bool| usize::from(t);
+            read.fetch_add(
+                bytes(matches!(files.tr, Taken::Bytes(_)))
+                    + bytes(matches!(files.lock, Taken::Bytes(_)))
+                    + bytes(matches!(files.soil, Taken::Bytes(_))),
+                Relaxed,
+            );
             // Without a remote cache to look the bytes up in, they are done with now.
             if derive && remote.is_none() {
                 parsed.fetch_add(parse_read(&mut files), Relaxed);
@@ -596,7 +656,20 @@ fn take_in_definitions(
             files
         })
         .collect();
-    let plan = remote.map(|r| remote::prefetch(r, &mut contents));
+    crate::logging::count("files read", || read.load(Relaxed));
+    let mut plan = None;
+    if let Some(remote) = remote {
+        let by_content = remote::prefetch(remote, &mut contents, named);
+        let joined = match by_git {
+            Some(by_git) => {
+                let seen: Vec<[Seen; 3]> = contents.iter().map(|f| f.seen).collect();
+                by_git.settle(&seen).join(by_content)
+            }
+            None => by_content,
+        };
+        joined.log(remote);
+        plan = Some(joined);
+    }
     if derive {
         if remote.is_some() {
             contents.par_iter_mut().for_each(|files| {
@@ -728,16 +801,26 @@ fn read_private(dir: &Path, module: &str) -> Option<Vec<u8>> {
 /// `unread` makes of the reason — the definition's error, reported like a file that does
 /// not parse — or, where `unread` has nothing, is absent with a warning. Either way one
 /// file never ends the run.
+///
+/// A file in a chunk by git (`named`: the walk's stat, which git's index recorded) goes
+/// in as what the server `served`, as read with that stat; if its chunk was missed, it is
+/// read with a stat of its own, from the open file, which says whether the bytes are
+/// still the blob's ([`remote::ByGit::settle`]).
 fn take<T>(
     path: PathBuf,
     listed: walk::File,
+    (served, named): (Option<T>, Option<Stat>),
     kept: Option<(Stat, T)>,
     written_ns: i128,
     unread: fn(String) -> Option<T>,
 ) -> (Taken<T>, Seen) {
-    let stat = match listed {
-        walk::File::Present(stat) => stat,
-        walk::File::Absent => None,
+    let stat = match (listed, named) {
+        (_, Some(stat)) => match served {
+            Some(value) => return (Taken::Known(value), Seen::Read { stat, racy: false }),
+            None => None,
+        },
+        (walk::File::Present(stat), None) => stat,
+        (walk::File::Absent, None) => None,
     };
     let taken = cache::take_in(&path, stat, kept, written_ns);
     // Not seen: nothing about the file is kept, so the next run reads it again.
