@@ -981,7 +981,7 @@ fn soil_lock_fresh_git_checkouts_are_served_without_reading_a_file() {
         let first = clone(repo.path());
         let run = soil_status(&first.path, &remote);
         assert_eq!(run.code, 0, "{}", run.stderr);
-        let files = run.count("files read");
+        let files = run.count("file reads");
         let chunks = run.count("remote chunks looked up");
         assert!(files >= 10 && chunks >= 2, "{}", run.stderr);
         assert_eq!(
@@ -995,7 +995,7 @@ fn soil_lock_fresh_git_checkouts_are_served_without_reading_a_file() {
         let second = clone(repo.path());
         let run = soil_status(&second.path, &remote);
         assert_eq!(run.count("remote chunks served"), chunks, "{}", run.stderr);
-        assert_eq!(run.count("files read"), 0, "{}", run.stderr);
+        assert_eq!(run.count("file reads"), 0, "{}", run.stderr);
         assert_eq!(parsed(&run), 0, "{}", run.stderr);
         let expected = soil_status(&second.path, &["--no-cache"]);
         assert!(run.stdout == expected.stdout, "{}", run.stderr);
@@ -1019,7 +1019,7 @@ fn soil_lock_fresh_git_checkouts_are_served_without_reading_a_file() {
             "{}",
             run.stderr
         );
-        let read = run.count("files read");
+        let read = run.count("file reads");
         assert!(
             read >= 1 && read < files,
             "{read} of {files}: {}",

@@ -656,7 +656,7 @@ fn take_in_definitions(
             files
         })
         .collect();
-    crate::logging::count("files read", || read.load(Relaxed));
+    crate::logging::count("file reads", || read.load(Relaxed));
     let mut plan = None;
     if let Some(remote) = remote {
         let by_content = remote::prefetch(remote, &mut contents, named);
