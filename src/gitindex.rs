@@ -4,6 +4,9 @@
 //! identity is known without reading it: a fresh CI checkout, whose index `git clone`
 //! has just written, can be looked up in the remote cache without reading a file.
 //!
+//! The root may be the checkout's top directory or any directory below it: the index is
+//! the top's, and its entries under the root are looked up by their path from the root.
+//!
 //! Read: index versions 2, 3 and 4 (path compression), SHA-1 and SHA-256 repositories.
 //! Not read (the run then reads and hashes every file, as without an index): a split
 //! index (`link` extension), whose entries live in another file; a worktree whose `.git`
@@ -46,18 +49,42 @@ impl Recorded {
     }
 }
 
-/// A checkout's index: its stage-0 entries, sorted by path as git sorts them.
+/// A checkout's index: its stage-0 entries under the root, by their path from the root,
+/// sorted as git sorts them.
 pub struct GitIndex {
     entries: Vec<(String, Recorded, Oid)>,
     /// The index file's mtime: an entry recorded in the same tick is not trusted.
     written_ns: i128,
 }
 
-/// Where the index of the checkout whose top directory is `root` is, if it has one.
+/// The index file of the checkout that holds `root`, if it has one.
 pub fn path(root: &Path) -> Option<PathBuf> {
-    let git = root.join(".git");
-    let index = git.join("index");
-    (git.is_dir() && index.is_file()).then_some(index)
+    let (top, _) = top(root)?;
+    let index = top.join(".git").join("index");
+    index.is_file().then_some(index)
+}
+
+/// The top directory of the checkout `root` is in (`root` or the nearest directory above
+/// it with a `.git` directory), and `root`'s path below it: `""`, or `"a/b/"`. None
+/// outside a checkout, in a worktree (whose `.git` is a file), or for a path below the
+/// top that is not UTF-8.
+fn top(root: &Path) -> Option<(PathBuf, String)> {
+    let root = std::fs::canonicalize(root).ok()?;
+    for dir in root.ancestors() {
+        let git = dir.join(".git");
+        if git.is_dir() {
+            let mut prefix = String::new();
+            for part in root.strip_prefix(dir).ok()?.components() {
+                prefix.push_str(part.as_os_str().to_str()?);
+                prefix.push('/');
+            }
+            return Some((dir.to_path_buf(), prefix));
+        }
+        if git.exists() {
+            return None;
+        }
+    }
+    None
 }
 
 impl GitIndex {
@@ -65,7 +92,8 @@ impl GitIndex {
     /// read (see the module's documentation); why not is logged with `LOCKGRAPH_LOG`.
     pub fn open(root: &Path) -> Option<GitIndex> {
         let path = path(root)?;
-        let git = root.join(".git");
+        let (top, prefix) = top(root)?;
+        let git = top.join(".git");
         let bytes = std::fs::read(&path).ok()?;
         let written_ns = Stat::of(&std::fs::metadata(&path).ok()?).mtime_ns;
         let oid_len = match object_format(&git) {
@@ -74,10 +102,20 @@ impl GitIndex {
             _ => 20,
         };
         match parse(&bytes, oid_len) {
-            Ok(entries) => Some(GitIndex {
-                entries,
-                written_ns,
-            }),
+            Ok(mut entries) => {
+                // Those under the root, a run of the sorted entries, which stays sorted
+                // without the prefix they share.
+                if !prefix.is_empty() {
+                    entries.retain(|(p, _, _)| p.starts_with(&prefix));
+                    for (p, _, _) in &mut entries {
+                        p.drain(..prefix.len());
+                    }
+                }
+                Some(GitIndex {
+                    entries,
+                    written_ns,
+                })
+            }
             Err(why) => {
                 tracing::info!("{}: not used: {why}", path.display());
                 None
@@ -315,6 +353,15 @@ mod tests {
                     "version {version}: {f}"
                 );
             }
+            // A root below the top: the entries under it, by their path from it.
+            let below = GitIndex::open(&root.join("docs")).expect("the top's index");
+            assert_eq!(below.len(), 3, "version {version}");
+            let stat = Stat::of(&std::fs::metadata(root.join("docs/deep/c.md")).unwrap());
+            assert_eq!(
+                below.identity("deep/c.md", &stat),
+                Some(blob_id(root, "docs/deep/c.md").as_slice())
+            );
+            assert_eq!(below.identity("docs/deep/c.md", &stat), None);
             // An edit moves the stat: no identity, the file is read.
             std::fs::write(root.join("docs/b.md"), "edited\n").unwrap();
             let stat = Stat::of(&std::fs::metadata(root.join("docs/b.md")).unwrap());

@@ -1030,6 +1030,38 @@ fn soil_lock_fresh_git_checkouts_are_served_without_reading_a_file() {
     }
 }
 
+/// A root below its checkout's top (as trellis's own `examples/`) is named by the top's
+/// index: a fresh clone is served without reading a file.
+#[test]
+fn soil_lock_a_root_below_the_checkouts_top_is_named_by_git_too() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let url = server.url();
+    let remote = ["--remote-cache", url.as_str()];
+    let tree = tempfile::tempdir().unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/soil");
+    common::copy_dir(&fixture, &tree.path().join("roots/fixture"));
+    let Some(repo) = committed(tree) else {
+        return;
+    };
+    let first = clone(repo.path());
+    let run = soil_status(&first.path.join("roots/fixture"), &remote);
+    let files = run.count("file reads");
+    assert!(files >= 10, "{}", run.stderr);
+    assert_eq!(
+        run.count("files named by git's index"),
+        files,
+        "{}",
+        run.stderr
+    );
+    let second = clone(repo.path());
+    let root = second.path.join("roots/fixture");
+    let run = soil_status(&root, &remote);
+    assert_eq!(run.count("file reads"), 0, "{}", run.stderr);
+    assert!(run.stdout == soil_status(&root, &["--no-cache"]).stdout);
+}
+
 /// A spec named by git edited between the lookup and its read (its chunk missed): what it
 /// parses to is not the blob's its chunk's key names, so that chunk is not stored; the
 /// next clone is served the rest and computes it.

@@ -12,7 +12,7 @@
 //! without the server. The values stored are computed from the very bytes hashed for the
 //! key (read once, unlike copy-audit's), so no edit during a run can set them apart.
 //!
-//! In a git checkout (git's index in the root), the files come named before any is read
+//! In a git checkout (the root at or below its top), the files come named before any is read
 //! ([`look_up_named`]): a file whose walk stat is the one git's index recorded holds that
 //! index's blob, so a chunk whose every file is so named is keyed by the blob ids and looked
 //! up first, and a served chunk's files are never read: a fresh CI clone reads nothing.
