@@ -59,7 +59,11 @@ pub struct GitIndex {
 
 /// The index file of the checkout that holds `root`, if it has one.
 pub fn path(root: &Path) -> Option<PathBuf> {
-    let (top, _) = top(root)?;
+    index_of(&top(root)?.0)
+}
+
+/// The index file of the checkout whose top directory is `top`, if it has one.
+fn index_of(top: &Path) -> Option<PathBuf> {
     let index = top.join(".git").join("index");
     index.is_file().then_some(index)
 }
@@ -91,8 +95,8 @@ impl GitIndex {
     /// The index of the checkout whose top directory is `root`, if it has one that can be
     /// read (see the module's documentation); why not is logged with `LOCKGRAPH_LOG`.
     pub fn open(root: &Path) -> Option<GitIndex> {
-        let path = path(root)?;
         let (top, prefix) = top(root)?;
+        let path = index_of(&top)?;
         let git = top.join(".git");
         let bytes = std::fs::read(&path).ok()?;
         let written_ns = Stat::of(&std::fs::metadata(&path).ok()?).mtime_ns;

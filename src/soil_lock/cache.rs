@@ -92,6 +92,16 @@ pub enum Taken<T> {
     Bytes(Vec<u8>),
 }
 
+impl<T> Taken<T> {
+    /// The file's bytes, if it was read and nothing stands in for them yet.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Taken::Bytes(b) => Some(b),
+            Taken::Absent | Taken::Known(_) => None,
+        }
+    }
+}
+
 /// One definition's files as taken in, each its bytes, its kept value or absent, and how
 /// each was seen.
 pub struct Files {

@@ -152,17 +152,17 @@ pub(super) fn look_up_named(
         if !members.iter().all(|&i| candidates[i].3.is_some()) {
             continue;
         }
-        let mut m = Vec::with_capacity(64 + members.len() * 60);
-        m.extend_from_slice(b"lockgraph soil-lock chunk by git v1\0");
-        m.extend_from_slice(super::cache::engine_key().as_bytes());
-        m.push(0);
-        m.extend_from_slice(name.as_bytes());
+        let m = material(
+            BY_GIT,
+            &name,
+            members.iter().map(|&i| {
+                let (def, kind, _, oid) = candidates[i];
+                let oid = oid.expect("every member is named");
+                (listed[def].stem.as_str(), kind, oid)
+            }),
+        );
         for &i in &members {
-            let (def, kind, stat, oid) = candidates[i];
-            m.push(0);
-            m.extend_from_slice(listed[def].stem.as_bytes());
-            m.push(kind as u8);
-            m.extend_from_slice(oid.expect("every member is named"));
+            let (def, kind, stat, _) = candidates[i];
             named[def][kind as usize] = Some(stat);
         }
         let members = members
@@ -246,7 +246,7 @@ pub(super) fn prefetch(remote: &Remote, files: &mut [Files], by_git: &[[Option<S
         .par_iter()
         .enumerate()
         .flat_map_iter(|(def, f)| {
-            [bytes(&f.tr), bytes(&f.lock), bytes(&f.soil)]
+            [f.tr.bytes(), f.lock.bytes(), f.soil.bytes()]
                 .into_iter()
                 .zip(Kind::ALL)
                 .filter(move |&(_, kind)| {
@@ -265,9 +265,12 @@ pub(super) fn prefetch(remote: &Remote, files: &mut [Files], by_git: &[[Option<S
     let chunks: Vec<(Vec<u8>, Vec<Member>)> = chunks_of(&paths)
         .into_iter()
         .map(|(name, members)| {
-            let members: Vec<&(Member, [u8; 32])> = members.into_iter().map(|i| &read[i]).collect();
-            let material = material(&name, &members, files);
-            (material, members.into_iter().map(|(r, _)| *r).collect())
+            let ids = members.iter().map(|&i| {
+                let (r, hash) = &read[i];
+                (files[r.def].stem.as_str(), r.kind, hash.as_slice())
+            });
+            let material = material(BY_CONTENT, &name, ids);
+            (material, members.iter().map(|&i| read[i].0).collect())
         })
         .collect();
     let (missed, decoded) = fetch_and_decode(remote, &chunks);
@@ -297,25 +300,29 @@ impl Plan {
     }
 }
 
-fn bytes<T>(taken: &Taken<T>) -> Option<&[u8]> {
-    match taken {
-        Taken::Bytes(b) => Some(b),
-        Taken::Absent | Taken::Known(_) => None,
-    }
-}
+/// How a chunk's files are identified in its key: by the SHA-256 of their bytes, or by the
+/// blob ids git's index records.
+const BY_CONTENT: &[u8] = b"lockgraph soil-lock chunk v2\0";
+const BY_GIT: &[u8] = b"lockgraph soil-lock chunk by git v1\0";
 
-/// A chunk's key material: what its values depend on (each file's content hash).
-fn material(name: &str, members: &[&(Member, [u8; 32])], files: &[Files]) -> Vec<u8> {
+/// A chunk's key material: what its values depend on. `how` says how the files are
+/// identified ([`BY_CONTENT`], [`BY_GIT`]); each member is its definition's stem, which
+/// file, and its identity.
+fn material<'a>(
+    how: &[u8],
+    name: &str,
+    members: impl ExactSizeIterator<Item = (&'a str, Kind, &'a [u8])>,
+) -> Vec<u8> {
     let mut m = Vec::with_capacity(64 + members.len() * 80);
-    m.extend_from_slice(b"lockgraph soil-lock chunk v2\0");
+    m.extend_from_slice(how);
     m.extend_from_slice(super::cache::engine_key().as_bytes());
     m.push(0);
     m.extend_from_slice(name.as_bytes());
-    for (r, hash) in members {
+    for (stem, kind, id) in members {
         m.push(0);
-        m.extend_from_slice(files[r.def].stem.as_bytes());
-        m.push(r.kind as u8);
-        m.extend_from_slice(hash);
+        m.extend_from_slice(stem.as_bytes());
+        m.push(kind as u8);
+        m.extend_from_slice(id);
     }
     m
 }

@@ -642,13 +642,8 @@ fn take_in_definitions(
                 soil,
                 seen: [tr_seen, lock_seen, soil_seen],
             };
-            let bytes = |t: bool| usize::from(t);
-            read.fetch_add(
-                bytes(matches!(files.tr, Taken::Bytes(_)))
-                    + bytes(matches!(files.lock, Taken::Bytes(_)))
-                    + bytes(matches!(files.soil, Taken::Bytes(_))),
-                Relaxed,
-            );
+            let bytes = [files.tr.bytes(), files.lock.bytes(), files.soil.bytes()];
+            read.fetch_add(bytes.iter().flatten().count(), Relaxed);
             // Without a remote cache to look the bytes up in, they are done with now.
             if derive && remote.is_none() {
                 parsed.fetch_add(parse_read(&mut files), Relaxed);
