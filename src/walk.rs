@@ -292,6 +292,11 @@ where
             }));
         }
         if !kept.is_empty() {
+            // A directory of mostly other files (sources beside one Markdown file) gives
+            // back what it reserved, rather than holding it to the end of the walk.
+            if kept.len() * 2 < kept.capacity() {
+                kept.shrink_to_fit();
+            }
             self.kept.lock().expect("no visitor panics").push(kept);
         }
         if !skipped.is_empty() {
