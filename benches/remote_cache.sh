@@ -13,7 +13,9 @@
 # BIN=<binary> measures another build of the tool on the same tree (run the script once
 # per build, in turns, to compare two commits). GIT=1 measures fresh git clones of the
 # tree (or root) instead, as CI runners have them: the cold runs in one clone, the served
-# run in another, whose files git's index names (none is read).
+# run in another, whose files git's index names (none is read). Each run also times a
+# cold run against an address nothing listens on: the client's own part of a cold remote
+# run, without a server's CPU on the same cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-100000}
@@ -63,11 +65,13 @@ ms() { local t0 t1; t0=$(date +%s%N); "$@" > /dev/null 2> "$SERVER/err" || true;
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 counts() { grep -E "remote chunks|reports computed|file reads|files read|files named" "$SERVER/err" | sed 's/^timing: //; s/  */ /g' | paste -sd, -; }
 url="grpc://127.0.0.1:$PORT"
-floor=() cold=() remote_cold=() remote_warm=()
+nowhere="grpc://127.0.0.1:1"
+floor=() cold=() remote_cold=() remote_warm=() no_server=()
 cd "$T"
 for r in $(seq "$RUNS"); do
   floor+=("$(ms "$FLOOR" "$T" "${EXTS[@]}")")
   rm -rf .lockgraph; cold+=("$(ms "${RUN[@]}")")
+  rm -rf .lockgraph; no_server+=("$(ms "${RUN[@]}" --remote-cache "$nowhere")")
   start_server
   rm -rf .lockgraph; remote_cold+=("$(LOCKGRAPH_LOG=info ms "${RUN[@]}" --remote-cache "$url")")
   echo "run $r cold remote: $(counts)"
@@ -81,9 +85,11 @@ f=$(printf '%s\n' "${floor[@]}" | median)
 c=$(printf '%s\n' "${cold[@]}" | median)
 rc=$(printf '%s\n' "${remote_cold[@]}" | median)
 rw=$(printf '%s\n' "${remote_warm[@]}" | median)
+ns=$(printf '%s\n' "${no_server[@]}" | median)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 echo "$TOOL N=$N floor $f ms | cold local $c ms | cold remote $rc ms ($(ratio "$rc" "$c")x cold local) | warm remote, fresh checkout $rw ms ($(ratio "$rw" "$f")x floor)"
 # The same ratios taken within each run, then their median: on a machine whose speed moves
 # from minute to minute, a run's cold remote is best set against that run's cold local.
 within() { local -n num=$1 den=$2; for i in "${!num[@]}"; do ratio "${num[$i]}" "${den[$i]}"; echo; done | median; }
 echo "within each run, median: cold remote $(within remote_cold cold)x cold local | warm remote $(within remote_warm floor)x floor"
+echo "the client's own part: cold with no server listening $ns ms, within each run $(within no_server cold)x cold local"
