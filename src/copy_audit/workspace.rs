@@ -139,9 +139,9 @@ impl Workspace {
             Some((found.rel.to_string(), stat.as_ref().map(Stat::of)))
         })
         .map_err(|e| Failure::new(format!("walking the tree: {e}")))?;
-        // One allocation of the final size: collected from the batches it grew by doubling,
-        // and the pages it moved to are fresh ones the kernel clears (half the page
-        // clearing of a warm 100k run).
+        // One allocation of the final size: collecting the batches grew it by doubling,
+        // each time onto fresh pages the kernel clears (half the page clearing of a warm
+        // 100k run).
         let mut files = Vec::with_capacity(walked.kept.iter().map(Vec::len).sum());
         for batch in walked.kept {
             files.extend(batch);

@@ -89,6 +89,17 @@ impl Plan {
             .extend(other.missed.into_iter().map(|c| base + c));
         self
     }
+
+    /// Logs what the run looked up and was served (with `LOCKGRAPH_LOG=info`).
+    pub(super) fn log(&self, remote: &Remote) {
+        crate::logging::count("remote blob bytes read, packed", || {
+            remote.counts().bytes_read
+        });
+        crate::logging::count("remote chunks looked up", || self.chunks.len());
+        crate::logging::count("remote chunks served", || {
+            self.chunks.len() - self.missed.len()
+        });
+    }
 }
 
 /// What the server served for one definition's files, before any was read.
@@ -179,14 +190,12 @@ pub(super) fn look_up_named(
     });
     let (missed, values) = fetch_and_decode(remote, &chunks);
     let mut served: Vec<Served> = (0..listed.len()).map(|_| Served::default()).collect();
-    for (members, values) in chunks.iter().map(|(_, m)| m).zip(values) {
-        for (r, value) in members.iter().zip(values.into_iter().flatten()) {
-            let s = &mut served[r.def];
-            match value {
-                Value::Tr(v) => s.tr = Some(v),
-                Value::Lock(v) => s.lock = Some(v),
-                Value::Soil(v) => s.soil = Some(v),
-            }
+    for (def, value) in values {
+        let s = &mut served[def];
+        match value {
+            Value::Tr(v) => s.tr = Some(v),
+            Value::Lock(v) => s.lock = Some(v),
+            Value::Soil(v) => s.soil = Some(v),
         }
     }
     ByGit {
@@ -219,11 +228,11 @@ impl ByGit {
 }
 
 /// Fetches the chunks' blobs and decodes each on every core: which chunks were missed, and
-/// each chunk's values (None for a missed one).
+/// the served values, each with its definition.
 fn fetch_and_decode(
     remote: &Remote,
     chunks: &[(Vec<u8>, Vec<Member>)],
-) -> (Vec<usize>, Vec<Option<Vec<Fetched>>>) {
+) -> (Vec<usize>, Vec<(usize, Fetched)>) {
     let materials: Vec<Vec<u8>> = chunks.iter().map(|(m, _)| m.clone()).collect();
     // Decoded on every core: a served run's blobs hold what parsing 150,000 files made.
     let decoded: Vec<Option<Vec<Fetched>>> = remote
@@ -235,7 +244,15 @@ fn fetch_and_decode(
     let missed = (0..chunks.len())
         .filter(|&c| decoded[c].is_none())
         .collect();
-    (missed, decoded)
+    let values = chunks
+        .iter()
+        .zip(decoded)
+        .flat_map(|((_, members), values)| {
+            let defs = members.iter().map(|r| r.def);
+            defs.zip(values.into_iter().flatten())
+        })
+        .collect();
+    (missed, values)
 }
 
 /// Looks up the chunks of the files `files` read from disk (but those in a chunk by git,
@@ -273,31 +290,16 @@ pub(super) fn prefetch(remote: &Remote, files: &mut [Files], by_git: &[[Option<S
             (material, members.iter().map(|&i| read[i].0).collect())
         })
         .collect();
-    let (missed, decoded) = fetch_and_decode(remote, &chunks);
-    for (members, values) in chunks.iter().map(|(_, m)| m).zip(decoded) {
-        for (r, value) in members.iter().zip(values.into_iter().flatten()) {
-            let f = &mut files[r.def];
-            match value {
-                Value::Tr(v) => f.tr = Taken::Known(v),
-                Value::Lock(v) => f.lock = Taken::Known(v),
-                Value::Soil(v) => f.soil = Taken::Known(v),
-            }
+    let (missed, values) = fetch_and_decode(remote, &chunks);
+    for (def, value) in values {
+        let f = &mut files[def];
+        match value {
+            Value::Tr(v) => f.tr = Taken::Known(v),
+            Value::Lock(v) => f.lock = Taken::Known(v),
+            Value::Soil(v) => f.soil = Taken::Known(v),
         }
     }
     Plan { chunks, missed }
-}
-
-impl Plan {
-    /// Logs what the run looked up and was served (with `LOCKGRAPH_LOG=info`).
-    pub(super) fn log(&self, remote: &Remote) {
-        crate::logging::count("remote blob bytes read, packed", || {
-            remote.counts().bytes_read
-        });
-        crate::logging::count("remote chunks looked up", || self.chunks.len());
-        crate::logging::count("remote chunks served", || {
-            self.chunks.len() - self.missed.len()
-        });
-    }
 }
 
 /// How a chunk's files are identified in its key: by the SHA-256 of their bytes, or by the
