@@ -117,6 +117,13 @@ impl Fingerprint {
         postcard::to_io(value, &mut self.hash).expect("hashing cannot fail");
     }
 
+    /// Tells the files of `set`, as one value.
+    pub fn put_files(&mut self, set: &FileSet) {
+        self.put(&(set.count, set.sum));
+        self.latest_ns = self.latest_ns.max(set.latest_ns);
+        self.complete &= set.complete;
+    }
+
     /// Notes a stat that was told (with [`Fingerprint::put`]): the racy rule is applied
     /// to the latest.
     pub fn saw(&mut self, stat: &Stat) {
@@ -135,6 +142,76 @@ impl Fingerprint {
             digest: HashBytes(hash.finalize().into()),
             latest_ns: self.latest_ns,
         })
+    }
+}
+
+/// Files told in any order, for a [`Fingerprint`]: each file's path and stat is encoded
+/// as [`Fingerprint::put`] would, hashed on its own (XXH3, 128 bits), and the hashes are
+/// added. A replay's inputs are a walk's files, which the walk finds in no set order;
+/// told this way they need no sort, which with hashing them in one SHA-256 stream on one
+/// core was a tenth of a replayed run at 100,000 files. The sum is a set's: two sets of
+/// files differ in it unless one file's hash offsets another's, a chance of 2⁻¹²⁸ per
+/// changed file, and the files' stats are not chosen by anyone who could not as well
+/// write the replay itself.
+#[derive(Clone, Copy, Debug)]
+pub struct FileSet {
+    sum: u128,
+    count: u64,
+    /// The latest mtime or ctime among the stats.
+    latest_ns: i128,
+    /// Every file's stat was known.
+    complete: bool,
+}
+
+impl Default for FileSet {
+    fn default() -> FileSet {
+        FileSet {
+            sum: 0,
+            count: 0,
+            latest_ns: i128::MIN,
+            complete: true,
+        }
+    }
+}
+
+impl FileSet {
+    /// Adds the file at `path` with `stat` (`None`: not known, and nothing can be vouched
+    /// for), encoded into `scratch`, a buffer reused between calls.
+    pub fn add(&mut self, path: &str, stat: Option<&Stat>, scratch: &mut Vec<u8>) {
+        match stat {
+            Some(stat) => self.latest_ns = self.latest_ns.max(latest_ns(stat)),
+            None => self.complete = false,
+        }
+        scratch.clear();
+        postcard::to_io(&(path, stat), &mut *scratch).expect("encoding into memory cannot fail");
+        self.sum = self.sum.wrapping_add(xxhash_rust::xxh3::xxh3_128(scratch));
+        self.count += 1;
+    }
+
+    /// The files of both.
+    pub fn merge(self, other: FileSet) -> FileSet {
+        FileSet {
+            sum: self.sum.wrapping_add(other.sum),
+            count: self.count + other.count,
+            latest_ns: self.latest_ns.max(other.latest_ns),
+            complete: self.complete && other.complete,
+        }
+    }
+
+    /// The set of `files`, each told on one of every core.
+    pub fn of(files: &[(String, Option<Stat>)]) -> FileSet {
+        use rayon::prelude::*;
+        files
+            .par_iter()
+            .fold(
+                || (FileSet::default(), Vec::new()),
+                |(mut set, mut scratch), (path, stat)| {
+                    set.add(path, stat.as_ref(), &mut scratch);
+                    (set, scratch)
+                },
+            )
+            .map(|(set, _)| set)
+            .reduce(FileSet::default, FileSet::merge)
     }
 }
 
@@ -457,5 +534,83 @@ fn forget_the_oldest(dir: &Path) {
     replays.sort();
     for (_, path) in &replays[..replays.len() - KEPT] {
         let _ = fs::remove_file(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stat(size: u64, mtime_ns: i128, inode: u64) -> Stat {
+        Stat {
+            size,
+            mtime_ns,
+            ctime_ns: mtime_ns,
+            inode,
+            device: 1,
+        }
+    }
+
+    fn set_of(files: &[(String, Option<Stat>)]) -> FileSet {
+        let mut set = FileSet::default();
+        let mut scratch = Vec::new();
+        for (path, stat) in files {
+            set.add(path, stat.as_ref(), &mut scratch);
+        }
+        set
+    }
+
+    fn digest(set: &FileSet) -> Option<Told> {
+        let mut f = Fingerprint::new(&Key::new("test".to_owned()));
+        f.put_files(set);
+        f.finish()
+    }
+
+    /// The same files in any order, told one by one or on every core, give one
+    /// fingerprint; a changed stat, a renamed file, two files' stats swapped, a file
+    /// more or a file fewer give another; a file whose stat is unknown gives none.
+    #[test]
+    fn a_file_set_is_told_alike_in_any_order_and_tells_every_change() {
+        let files: Vec<(String, Option<Stat>)> = (0..2_000)
+            .map(|i| {
+                (
+                    format!("d{}/f{i}.md", i % 7),
+                    Some(stat(i, 1_000 + i as i128, i)),
+                )
+            })
+            .collect();
+        let told = digest(&set_of(&files)).expect("every stat known");
+        let mut reversed = files.clone();
+        reversed.reverse();
+        assert_eq!(digest(&set_of(&reversed)), Some(told));
+        assert_eq!(digest(&FileSet::of(&files)), Some(told));
+        assert_eq!(told.latest_ns, 1_000 + 1_999);
+
+        let mut changes: Vec<Vec<(String, Option<Stat>)>> = Vec::new();
+        let mut touched = files.clone();
+        touched[10].1.as_mut().unwrap().mtime_ns += 1;
+        changes.push(touched);
+        let mut renamed = files.clone();
+        renamed[10].0.push('x');
+        changes.push(renamed);
+        let mut swapped = files.clone();
+        let (a, b) = (swapped[3].1, swapped[4].1);
+        (swapped[3].1, swapped[4].1) = (b, a);
+        changes.push(swapped);
+        let mut more = files.clone();
+        more.push(("new.md".to_owned(), Some(stat(1, 1, 9_999))));
+        changes.push(more);
+        changes.push(files[1..].to_vec());
+        let mut twice = files.clone();
+        twice.push(files[0].clone());
+        changes.push(twice);
+        for changed in &changes {
+            let now = digest(&FileSet::of(changed)).expect("every stat known");
+            assert_ne!(now.digest, told.digest);
+        }
+
+        let mut unknown = files.clone();
+        unknown[5].1 = None;
+        assert_eq!(digest(&FileSet::of(&unknown)), None);
     }
 }

@@ -14,11 +14,11 @@ use super::cli::{AuditArgs, OutputFormat};
 use super::lockview::LockView;
 use super::report::{self, AuditReport, ReviewStatus};
 use super::session::{Audit, audit};
-use super::workspace::Workspace;
+use super::workspace::{InScope, Workspace};
 use super::{Failure, Outcome};
 use crate::config::PathMatcher;
 use crate::progress::Progress;
-use crate::replay::{Key, Replay};
+use crate::replay::{FileSet, Key, Replay};
 use crate::statcache::HashBytes;
 use list::list_unsegmented;
 use lockgraph_queries::copy::engine::EntryState;
@@ -69,8 +69,12 @@ pub fn run(
             let _print = crate::logging::phase("print");
             // Beside the caches being saved.
             let told = key.and_then(|key| {
-                let files = audit.files().map(|a| (a.path.as_str(), a.stat.as_ref()));
-                Some((key, replay::told(key, ws, lock.stat(), files, &unnamed)?))
+                let mut files = FileSet::default();
+                let mut scratch = Vec::new();
+                for a in audit.files() {
+                    files.add(&a.path, a.stat.as_ref(), &mut scratch);
+                }
+                Some((key, replay::told(key, ws, lock.stat(), &files, &unnamed)?))
             });
             let clean = outcome(&summary) == Outcome::Clean;
             let write = |out: &mut dyn std::io::Write| {
@@ -148,27 +152,31 @@ fn open_inputs<'a>(
         // A cold run: every file is read and audited, or served by the remote cache.
         crate::memory::small_pages();
     }
+    // Where a replay may be kept, the walk's files are matched against it in the order
+    // the walk found them, and sorted only if it does not match.
+    let kept = key.filter(|_| stat_index);
     let (files, beside) = rayon::join(
         || {
             let _walk = crate::logging::phase("  walk and stat");
-            ws.scope(matcher, stat_walk)
-        },
-        || {
-            let kept = key.filter(|_| stat_index);
-            match kept.and_then(|key| Some((replay::load(ws, key)?, key))) {
-                Some((kept, key)) => Beside::Kept(kept, key),
-                None => Beside::Opened(Box::new(open_caches(ws, args))),
+            match kept {
+                Some(_) => ws.scope_unordered(matcher, stat_walk),
+                None => ws.scope(matcher, stat_walk),
             }
         },
+        || match kept.and_then(|key| Some((replay::load(ws, key)?, key))) {
+            Some((kept, key)) => Beside::Kept(kept, key),
+            None => Beside::Opened(Box::new(open_caches(ws, args))),
+        },
     );
-    let super::workspace::InScope { files, unnamed } = files?;
+    let mut in_scope = files?;
     drop(walk);
     let mut previous = None;
     let (caches, lock) = match beside {
         Beside::Opened(opening) => *opening,
         Beside::Kept(kept, key) => {
             let phase = crate::logging::phase("match the replay");
-            if let Some(outcome) = replay::print_if_matched(&kept, key, ws, &files, &unnamed) {
+            let InScope { files, unnamed } = &in_scope;
+            if let Some(outcome) = replay::print_if_matched(&kept, key, ws, files, unnamed) {
                 return Ok(Opened::Replayed(outcome));
             }
             previous = Some(kept.digest());
@@ -177,6 +185,10 @@ fn open_inputs<'a>(
             open_caches(ws, args)
         }
     };
+    if kept.is_some() {
+        in_scope.sort();
+    }
+    let InScope { files, unnamed } = in_scope;
     let caches = caches.map_err(|e| Failure::new(e.to_string()))?;
     let lock = lock.expect("opened with the caches")?;
     Ok(Opened::Inputs(Box::new(Inputs {

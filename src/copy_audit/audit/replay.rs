@@ -19,7 +19,7 @@
 use super::super::Outcome;
 use super::super::cli::Cli;
 use super::super::workspace::Workspace;
-use crate::replay::{self, Fingerprint, Key, Place, Replay, Told};
+use crate::replay::{self, FileSet, Fingerprint, Key, Place, Replay, Told};
 use crate::statcache::{HashBytes, Stat};
 use std::io::{IsTerminal, Write};
 
@@ -82,24 +82,20 @@ pub fn print_if_matched(
     if !kept.could_match(stats.chain(&lock)) {
         return None;
     }
-    let files = files
-        .iter()
-        .map(|(path, stat)| (path.as_str(), stat.as_ref()));
-    let now = told(key, ws, lock.as_ref(), files, unnamed)?;
+    let now = told(key, ws, lock.as_ref(), &FileSet::of(files), unnamed)?;
     kept.matches(&now).then(|| match kept.print() {
         true => Outcome::Clean,
         false => Outcome::Failed,
     })
 }
 
-/// The fingerprint of an audit of `files` (in path order, each with the stat its bytes
-/// were known by; `None` when that is not known) with the lockfile at `lock` (`None`:
-/// absent) and the unnamed paths `unnamed`.
-pub fn told<'a>(
+/// The fingerprint of an audit of `files` (each with the stat its bytes were known by)
+/// with the lockfile at `lock` (`None`: absent) and the unnamed paths `unnamed`.
+pub fn told(
     key: &Key,
     ws: &Workspace,
     lock: Option<&Stat>,
-    files: impl Iterator<Item = (&'a str, Option<&'a Stat>)>,
+    files: &FileSet,
     unnamed: &[String],
 ) -> Option<Told> {
     let mut f = Fingerprint::new(key);
@@ -108,13 +104,8 @@ pub fn told<'a>(
         f.saw(stat);
     }
     f.put(&(0u8, lock));
-    for (path, stat) in files {
-        match stat {
-            Some(stat) => f.saw(stat),
-            None => f.unknown(),
-        }
-        f.put(&(1u8, path, stat));
-    }
+    f.put(&1u8);
+    f.put_files(files);
     f.put(&(2u8, unnamed));
     f.finish()
 }
