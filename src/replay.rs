@@ -145,14 +145,14 @@ impl Fingerprint {
     }
 }
 
-/// Files told in any order, for a [`Fingerprint`]: each file's path and stat is encoded
-/// as [`Fingerprint::put`] would, hashed on its own (XXH3, 128 bits), and the hashes are
-/// added. A replay's inputs are a walk's files, which the walk finds in no set order;
-/// told this way they need no sort, which with hashing them in one SHA-256 stream on one
-/// core was a tenth of a replayed run at 100,000 files. The sum is a set's: two sets of
-/// files differ in it unless one file's hash offsets another's, a chance of 2⁻¹²⁸ per
-/// changed file, and the files' stats are not chosen by anyone who could not as well
-/// write the replay itself.
+/// Files told in any order, for a [`Fingerprint`]: each item (a file, or a definition's
+/// files) is encoded as [`Fingerprint::put`] would, hashed on its own (XXH3, 128 bits),
+/// and the hashes are added. A replay's inputs are a walk's files, which the walk finds in
+/// no set order; told this way they need no sort, and are told on every core: the sort
+/// and a one-core SHA-256 stream were a tenth of a replayed copy-audit run at 100,000
+/// files. The sum is a set's: two sets differ in it unless one item's hash offsets
+/// another's, a chance of 2⁻¹²⁸ per changed item, and the stats are not chosen by anyone
+/// who could not as well write the replay itself.
 #[derive(Clone, Copy, Debug)]
 pub struct FileSet {
     sum: u128,
@@ -179,13 +179,29 @@ impl FileSet {
     /// for), encoded into `scratch`, a buffer reused between calls.
     pub fn add(&mut self, path: &str, stat: Option<&Stat>, scratch: &mut Vec<u8>) {
         match stat {
-            Some(stat) => self.latest_ns = self.latest_ns.max(latest_ns(stat)),
-            None => self.complete = false,
+            Some(stat) => self.saw(stat),
+            None => self.unknown(),
         }
+        self.add_item(&(path, stat), scratch);
+    }
+
+    /// Adds `item`, whose stats the caller has told with [`FileSet::saw`] (or
+    /// [`FileSet::unknown`]).
+    pub fn add_item<T: Serialize + ?Sized>(&mut self, item: &T, scratch: &mut Vec<u8>) {
         scratch.clear();
-        postcard::to_io(&(path, stat), &mut *scratch).expect("encoding into memory cannot fail");
+        postcard::to_io(item, &mut *scratch).expect("encoding into memory cannot fail");
         self.sum = self.sum.wrapping_add(xxhash_rust::xxh3::xxh3_128(scratch));
         self.count += 1;
+    }
+
+    /// Notes a stat of an item: the racy rule is applied to the latest.
+    pub fn saw(&mut self, stat: &Stat) {
+        self.latest_ns = self.latest_ns.max(latest_ns(stat));
+    }
+
+    /// A file that is there but whose stat is not known: nothing can be vouched for.
+    pub fn unknown(&mut self) {
+        self.complete = false;
     }
 
     /// The files of both.
@@ -198,15 +214,18 @@ impl FileSet {
         }
     }
 
-    /// The set of `files`, each told on one of every core.
-    pub fn of(files: &[(String, Option<Stat>)]) -> FileSet {
+    /// The set of `items`, each added by `add` on one of every core.
+    pub fn of<T: Sync>(
+        items: &[T],
+        add: impl Fn(&mut FileSet, &T, &mut Vec<u8>) + Sync,
+    ) -> FileSet {
         use rayon::prelude::*;
-        files
+        items
             .par_iter()
             .fold(
                 || (FileSet::default(), Vec::new()),
-                |(mut set, mut scratch), (path, stat)| {
-                    set.add(path, stat.as_ref(), &mut scratch);
+                |(mut set, mut scratch), item| {
+                    add(&mut set, item, &mut scratch);
                     (set, scratch)
                 },
             )
@@ -560,6 +579,12 @@ mod tests {
         set
     }
 
+    fn of(files: &[(String, Option<Stat>)]) -> FileSet {
+        FileSet::of(files, |set, (path, stat), scratch| {
+            set.add(path, stat.as_ref(), scratch)
+        })
+    }
+
     fn digest(set: &FileSet) -> Option<Told> {
         let mut f = Fingerprint::new(&Key::new("test".to_owned()));
         f.put_files(set);
@@ -583,7 +608,7 @@ mod tests {
         let mut reversed = files.clone();
         reversed.reverse();
         assert_eq!(digest(&set_of(&reversed)), Some(told));
-        assert_eq!(digest(&FileSet::of(&files)), Some(told));
+        assert_eq!(digest(&of(&files)), Some(told));
         assert_eq!(told.latest_ns, 1_000 + 1_999);
 
         let mut changes: Vec<Vec<(String, Option<Stat>)>> = Vec::new();
@@ -605,12 +630,12 @@ mod tests {
         twice.push(files[0].clone());
         changes.push(twice);
         for changed in &changes {
-            let now = digest(&FileSet::of(changed)).expect("every stat known");
+            let now = digest(&of(changed)).expect("every stat known");
             assert_ne!(now.digest, told.digest);
         }
 
         let mut unknown = files.clone();
         unknown[5].1 = None;
-        assert_eq!(digest(&FileSet::of(&unknown)), None);
+        assert_eq!(digest(&of(&unknown)), None);
     }
 }

@@ -11,7 +11,7 @@
 
 use super::Failure;
 use super::cli::Command;
-use crate::replay::{self, Key, Place, Replay, Told};
+use crate::replay::{self, FileSet, Key, Place, Replay, Told};
 use crate::statcache::{HashBytes, Stat};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -39,7 +39,7 @@ pub struct ExternalSeen {
     pub stat: Option<Stat>,
 }
 
-/// A soil-lock run's inputs, told in the walk's order.
+/// A soil-lock run's inputs.
 pub struct Fingerprint(replay::Fingerprint);
 
 impl Fingerprint {
@@ -50,18 +50,10 @@ impl Fingerprint {
         Fingerprint(f)
     }
 
-    /// A definition's `.tr`, `.lock` and `.soil`, each by stat or absent; in the walk's
-    /// order (by stem).
-    pub fn definition(&mut self, stem: &str, files: [Option<Stat>; 3]) {
-        for stat in files.iter().flatten() {
-            self.0.saw(stat);
-        }
-        self.0.put(&(0u8, stem, files));
-    }
-
-    /// A file that is there but whose stat is not known: nothing can be vouched for.
-    pub fn unknown(&mut self) {
-        self.0.unknown();
+    /// The definitions, told as a set ([`definition`]).
+    pub fn definitions(&mut self, set: &FileSet) {
+        self.0.put(&0u8);
+        self.0.put_files(set);
     }
 
     /// The inputs told after the definitions: each module's `_private.soil` (read on every
@@ -84,6 +76,15 @@ impl Fingerprint {
         self.0.put(&(3u8, externals));
         self.0.finish()
     }
+}
+
+/// Adds a definition's `.tr`, `.lock` and `.soil` to `set`, each by stat or absent (a
+/// file that is there without a known stat is [`FileSet::unknown`]).
+pub fn definition(set: &mut FileSet, stem: &str, files: [Option<Stat>; 3], scratch: &mut Vec<u8>) {
+    for stat in files.iter().flatten() {
+        set.saw(stat);
+    }
+    set.add_item(&(stem, files), scratch);
 }
 
 /// Where `root`'s replays are: `.lockgraph/soil`, this build's.

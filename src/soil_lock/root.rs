@@ -10,7 +10,7 @@ use super::walk;
 use crate::fsutil::read_regular;
 use crate::gitindex::GitIndex;
 use crate::remote::Remote;
-use crate::replay::{Key, Told};
+use crate::replay::{FileSet, Key, Told};
 use crate::statcache::Stat;
 use lockgraph_queries::db::Database;
 use lockgraph_queries::hash::ContentHash;
@@ -712,19 +712,20 @@ fn walked_inputs(
     externals: &[ExternalSeen],
 ) -> Option<Told> {
     let mut f = Fingerprint::new(key, dir, soil_toml);
-    for listed in &walked.definitions {
+    let set = FileSet::of(&walked.definitions, |set, listed, scratch| {
         let mut stat = |file: walk::File| match file {
             walk::File::Absent => None,
             walk::File::Present(stat) => {
                 if stat.is_none() {
-                    f.unknown();
+                    set.unknown();
                 }
                 stat
             }
         };
         let files = [stat(listed.tr), stat(listed.lock), stat(listed.soil)];
-        f.definition(&listed.stem, files);
-    }
+        replay::definition(set, &listed.stem, files, scratch);
+    });
+    f.definitions(&set);
     let now: Vec<ExternalSeen> = externals
         .par_iter()
         .map(|e| {
@@ -759,9 +760,13 @@ fn run_inputs(
         Seen::Known(stat) | Seen::Read { stat, .. } => Some(*stat),
         Seen::Absent | Seen::Gone => None,
     };
+    let mut set = FileSet::default();
+    let mut scratch = Vec::new();
     for (&def, seen) in root.defs.iter().zip(seen) {
-        f.definition(def.path(&root.db), seen.each_ref().map(stat));
+        let files = seen.each_ref().map(stat);
+        replay::definition(&mut set, def.path(&root.db), files, &mut scratch);
     }
+    f.definitions(&set);
     f.finish_with(private, &root.unnamed, externals)
 }
 

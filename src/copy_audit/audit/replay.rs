@@ -82,7 +82,10 @@ pub fn print_if_matched(
     if !kept.could_match(stats.chain(&lock)) {
         return None;
     }
-    let now = told(key, ws, lock.as_ref(), &FileSet::of(files), unnamed)?;
+    let set = FileSet::of(files, |set, (path, stat), scratch| {
+        set.add(path, stat.as_ref(), scratch)
+    });
+    let now = told(key, ws, lock.as_ref(), &set, unnamed)?;
     kept.matches(&now).then(|| match kept.print() {
         true => Outcome::Clean,
         false => Outcome::Failed,
