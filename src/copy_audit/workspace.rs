@@ -135,7 +135,7 @@ impl Workspace {
     }
 
     /// [`Workspace::scope`] in the order the walk found the files: what a replay is
-    /// matched against, which needs no order ([`crate::replay::Unordered`]).
+    /// matched against, which needs no order ([`crate::replay::FileSet`]).
     pub fn scope_unordered(&self, matcher: &PathMatcher, stat: bool) -> Result<InScope, Failure> {
         if let Some(named) = matcher.named()
             && named.dirs.is_empty()
