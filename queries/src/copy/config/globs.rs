@@ -2,6 +2,7 @@
 //! compile stops the run at its line, then compiled into a [`PathMatcher`] that says which
 //! files are in scope and what the ordered globs give each.
 
+use super::glob_shape::Shape;
 use super::{Config, ConfigError};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde_saphyr::{Location, Spanned};
@@ -51,8 +52,14 @@ impl Config {
                 .build()
                 .map_err(|e| ConfigError::at(&self.path, None, format!("`{field}`: {}", e.kind())))
         };
+        // The include globs of a common shape are matched by their literal parts, the
+        // others by globset.
+        let shapes: Vec<Option<Shape>> = include.iter().map(|g| Shape::of(g)).collect();
+        let mut others =
+            (include.iter().zip(&shapes)).filter_map(|(g, s)| s.is_none().then_some(g));
         Ok(PathMatcher {
-            include: set(&mut include.iter(), "paths.include")?,
+            include: set(&mut others, "paths.include")?,
+            include_shapes: shapes.into_iter().flatten().collect(),
             exclude: set(&mut self.exclude.iter(), "paths.exclude")?,
             surface_profile: set(
                 &mut self.surface_profile.iter().map(|(g, _)| g),
@@ -74,7 +81,9 @@ impl Config {
 /// The config's globs, compiled. Paths are root-relative with `/` separators.
 #[derive(Clone, Debug)]
 pub struct PathMatcher {
+    /// The include globs other than those in `include_shapes`.
     include: GlobSet,
+    include_shapes: Vec<Shape>,
     exclude: GlobSet,
     surface_profile: GlobSet,
     surface_profile_values: Vec<String>,
@@ -108,7 +117,7 @@ impl Named {
 
 impl PathMatcher {
     pub fn is_included(&self, rel_path: &str) -> bool {
-        self.include.is_match(rel_path)
+        (self.include_shapes.iter().any(|s| s.matches(rel_path)) || self.include.is_match(rel_path))
             && !self.exclude.is_match(rel_path)
             && self.named.as_ref().is_none_or(|n| n.admits(rel_path))
             && self.shard.is_none_or(|s| s.holds(rel_path))
@@ -153,7 +162,7 @@ fn first_match(set: &GlobSet, rel: &str) -> Option<usize> {
 
 /// `*` and `?` stay within one path component, as in the reference's glob library; `**`
 /// crosses components. A leading `./` is dropped: paths are matched without it.
-fn build_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
+pub(super) fn build_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
     let glob = glob.strip_prefix("./").unwrap_or(glob);
     GlobBuilder::new(glob)
         .literal_separator(true)

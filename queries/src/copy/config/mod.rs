@@ -7,6 +7,7 @@
 
 mod custom_rule;
 mod error;
+mod glob_shape;
 mod globs;
 mod layer2;
 mod parse;
