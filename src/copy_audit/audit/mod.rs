@@ -154,16 +154,16 @@ fn open_inputs<'a>(
     }
     // Where a replay may be kept, the walk's files are matched against it in the order
     // the walk found them, and sorted only if it does not match.
-    let kept = key.filter(|_| stat_index);
+    let replayable = key.filter(|_| stat_index);
     let (files, beside) = rayon::join(
         || {
             let _walk = crate::logging::phase("  walk and stat");
-            match kept {
+            match replayable {
                 Some(_) => ws.scope_unordered(matcher, stat_walk),
                 None => ws.scope(matcher, stat_walk),
             }
         },
-        || match kept.and_then(|key| Some((replay::load(ws, key)?, key))) {
+        || match replayable.and_then(|key| Some((replay::load(ws, key)?, key))) {
             Some((kept, key)) => Beside::Kept(kept, key),
             None => Beside::Opened(Box::new(open_caches(ws, args))),
         },
@@ -185,7 +185,7 @@ fn open_inputs<'a>(
             open_caches(ws, args)
         }
     };
-    if kept.is_some() {
+    if replayable.is_some() {
         in_scope.sort();
     }
     let InScope { files, unnamed } = in_scope;

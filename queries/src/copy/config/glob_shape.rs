@@ -4,6 +4,8 @@
 //! regex's cache handed between the walk's threads). Any other glob stays globset's; a
 //! property test holds the two shapes to globset's reading of them.
 
+use super::globs::without_dot_slash;
+
 /// A glob of one of the two shapes: a path is matched when it starts with `dir` and a
 /// `/`, and ends with `end`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,8 +21,7 @@ impl Shape {
     /// The shape of `glob` (as `build_glob` compiles it: `*` within a component, `\`
     /// escaping), if it has one.
     pub(super) fn of(glob: &str) -> Option<Shape> {
-        let glob = glob.strip_prefix("./").unwrap_or(glob);
-        let (dir, last) = glob.split_once("/**/")?;
+        let (dir, last) = without_dot_slash(glob).split_once("/**/")?;
         let literal = |s: &str| !s.is_empty() && !s.contains(['*', '?', '[', ']', '{', '}', '\\']);
         if !literal(dir) || dir.split('/').any(str::is_empty) {
             return None;
@@ -41,7 +42,7 @@ impl Shape {
     /// Whether `path` (root-relative, `/` separators) matches. With the `dir/` prefix and
     /// an `end` that holds no slash past its first byte, `end` lies in the file name.
     pub(super) fn matches(&self, path: &str) -> bool {
-        path.starts_with(&self.dir) && path.ends_with(&self.end) && path.len() > self.dir.len()
+        path.starts_with(&self.dir) && path.ends_with(&self.end)
     }
 }
 

@@ -163,11 +163,15 @@ fn first_match(set: &GlobSet, rel: &str) -> Option<usize> {
 /// `*` and `?` stay within one path component, as in the reference's glob library; `**`
 /// crosses components. A leading `./` is dropped: paths are matched without it.
 pub(super) fn build_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
-    let glob = glob.strip_prefix("./").unwrap_or(glob);
-    GlobBuilder::new(glob)
+    GlobBuilder::new(without_dot_slash(glob))
         .literal_separator(true)
         .backslash_escape(true)
         .build()
+}
+
+/// `glob` as it is matched: without a leading `./`.
+pub(super) fn without_dot_slash(glob: &str) -> &str {
+    glob.strip_prefix("./").unwrap_or(glob)
 }
 
 /// Refuses a glob that does not compile, naming the field and the glob's position.
