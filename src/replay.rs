@@ -130,11 +130,6 @@ impl Fingerprint {
         self.latest_ns = self.latest_ns.max(latest_ns(stat));
     }
 
-    /// A file that is there but whose stat is not known: nothing can be vouched for.
-    pub fn unknown(&mut self) {
-        self.complete = false;
-    }
-
     /// The digest, and the latest time among the stats, unless something was unknown.
     pub fn finish(self) -> Option<Told> {
         let hash = self.hash.into_inner().expect("hashing cannot fail").0;
