@@ -93,9 +93,9 @@ fn is_plain(key: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Boxed wherever it is returned: every value read returns a `Result`, and with the error
-/// inline each was 64 bytes moved up the recursion, not the node's 40 (the 50,000
-/// sidecars of the bench's root read in 178 ms, and 150 with the box).
+/// Boxed wherever it is returned ([`Parsed`]): every value read returns a `Result`, and
+/// with the error inline each was 64 bytes moved up the recursion, not the node's 40 (the
+/// 50,000 sidecars of the bench's root read in 176–182 ms on one core, 149–159 boxed).
 #[derive(Debug)]
 pub(super) struct SyntaxError {
     pub offset: usize,
@@ -104,7 +104,10 @@ pub(super) struct SyntaxError {
     pub message: String,
 }
 
-pub(super) fn parse(text: &str) -> Result<Node<'_>, Box<SyntaxError>> {
+/// What a step of the reader gives: a value, or where and why the text is not JSON.
+type Parsed<T> = Result<T, Box<SyntaxError>>;
+
+pub(super) fn parse(text: &str) -> Parsed<Node<'_>> {
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
@@ -169,7 +172,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Node<'t>, Box<SyntaxError>> {
+    fn value(&mut self, depth: usize) -> Parsed<Node<'t>> {
         let start = self.pos;
         let value = match self.bytes.get(self.pos) {
             Some(b'{') => self.object(depth)?,
@@ -184,14 +187,14 @@ impl<'t> Parser<'t> {
         Ok(Node { start, value })
     }
 
-    fn enter(&self, depth: usize) -> Result<usize, Box<SyntaxError>> {
+    fn enter(&self, depth: usize) -> Parsed<usize> {
         if depth >= MAX_DEPTH {
             return Err(self.error(format!("nested more than {MAX_DEPTH} levels deep")));
         }
         Ok(depth + 1)
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value<'t>, Box<SyntaxError>> {
+    fn object(&mut self, depth: usize) -> Parsed<Value<'t>> {
         let depth = self.enter(depth)?;
         self.pos += 1;
         // Sidecar objects have up to a dozen keys: one allocation for most of them.
@@ -249,7 +252,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value<'t>, Box<SyntaxError>> {
+    fn array(&mut self, depth: usize) -> Parsed<Value<'t>> {
         let depth = self.enter(depth)?;
         self.pos += 1;
         let mut elements = Vec::new();
@@ -280,7 +283,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn literal(&mut self, word: &str, value: Value<'t>) -> Result<Value<'t>, Box<SyntaxError>> {
+    fn literal(&mut self, word: &str, value: Value<'t>) -> Parsed<Value<'t>> {
         if self.text[self.pos..].starts_with(word) {
             self.pos += word.len();
             Ok(value)
@@ -289,7 +292,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn number(&mut self) -> Result<Value<'t>, Box<SyntaxError>> {
+    fn number(&mut self) -> Parsed<Value<'t>> {
         let start = self.pos;
         let digits = |p: &mut Self| {
             let from = p.pos;
@@ -328,7 +331,7 @@ impl<'t> Parser<'t> {
 
     /// Reads a string starting at its opening quote: borrowed from the text unless it has
     /// an escape.
-    fn string(&mut self) -> Result<Cow<'t, str>, Box<SyntaxError>> {
+    fn string(&mut self) -> Parsed<Cow<'t, str>> {
         let open = self.pos;
         self.pos += 1;
         let mut out: Option<String> = None;
@@ -373,7 +376,7 @@ impl<'t> Parser<'t> {
     }
 
     /// Reads one escape sequence starting at its backslash.
-    fn escape(&mut self, out: &mut String) -> Result<(), Box<SyntaxError>> {
+    fn escape(&mut self, out: &mut String) -> Parsed<()> {
         let start = self.pos;
         let Some(&kind) = self.bytes.get(self.pos + 1) else {
             self.pos += 1;
@@ -416,7 +419,7 @@ impl<'t> Parser<'t> {
         Ok(())
     }
 
-    fn hex4(&mut self, escape_start: usize) -> Result<u32, Box<SyntaxError>> {
+    fn hex4(&mut self, escape_start: usize) -> Parsed<u32> {
         let hex = self.bytes.get(self.pos..self.pos + 4);
         let value = hex
             .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
