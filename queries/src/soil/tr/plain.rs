@@ -8,8 +8,8 @@
 //! - paragraphs whose first line starts with a letter (or, once prose is known, with
 //!   inline code) and whose other lines cannot interrupt them ([`continues_paragraph`]),
 //! - fences of exactly three backticks at the start of a line, with an info string
-//!   free of backticks, escapes, entities and tabs, closed by a line of exactly three
-//!   backticks,
+//!   free of backticks, escapes, entities, tabs, form feeds and vertical tabs, closed by
+//!   a line of exactly three backticks,
 //!
 //! CommonMark's reading is plain: a fence or heading interrupts a paragraph, a paragraph
 //! line that starts with a letter holds non-blank text, and a fence's text is its lines
@@ -56,7 +56,9 @@ pub(super) fn fences(text: &str) -> Option<(Vec<Open>, bool)> {
         } else if line.bytes().all(|b| b == b' ' || b == b'\t') {
             in_paragraph = false;
         } else if let Some(info) = line.strip_prefix("```") {
-            if info.contains(['`', '\\', '&', '\t']) {
+            // A tab, form feed or vertical tab is whitespace CommonMark trims from an info
+            // string and `trim_matches(' ')` does not.
+            if info.contains(['`', '\\', '&', '\t', '\x0b', '\x0c']) {
                 return None;
             }
             let info = info.trim_matches(' ');

@@ -556,7 +556,7 @@ fn allow_names_only_the_known_escape_hatches() {
 }
 
 /// Lines of bodies the plain reader takes and of bodies it must leave to the parser.
-const BODY_LINES: [&str; 53] = [
+const BODY_LINES: [&str; 55] = [
     "# Title\n",
     "#\n",
     "###### six\n",
@@ -610,6 +610,8 @@ const BODY_LINES: [&str; 53] = [
     "~~~\n",
     "&amp; x\n",
     "\\# escaped\n",
+    "```test b\x0c\nx\n```\n",
+    "```text \x0b\n```\n",
 ];
 
 /// The plain reader on a body: the parser's blocks and prose, or nothing.
@@ -681,6 +683,19 @@ const PLAIN_BLOCKS: [&str; 11] = [
     "```ensures  \n`x` ~~~\n- y\n```\n",
     "```test  b  xfail\n# not a heading\n```\n",
 ];
+
+/// CommonMark trims an info string of every whitespace character, the form feed and the
+/// vertical tab among them; the plain reader trims only spaces, so it leaves such an info
+/// string to the parser (found by the `tr` fuzz target, 12-07).
+#[test]
+fn an_info_string_with_a_form_feed_or_vertical_tab_is_the_parsers() {
+    for text in [
+        "Prose.\n\n```test bas# \x0c\n(\"  a b \"a b\"\n```\n",
+        "```soil-sig\x0b\nf : I64\n```\n",
+    ] {
+        assert_eq!(plain_agrees(text), Ok(false), "{text:?}");
+    }
+}
 
 #[test]
 fn the_plain_reader_reads_trellis_examples_as_the_parser() {
