@@ -16,9 +16,8 @@ pub(super) const PREPOSITIONS: ByteSet = ByteSet::new(b"ksvzouKSVZOU");
 pub(super) const CONJUNCTIONS: ByteSet = ByteSet::new(b"aiAI");
 /// Every one-letter word either rule looks for.
 pub(super) const ONE_LETTER_WORDS: ByteSet = PREPOSITIONS.union(&CONJUNCTIONS);
-/// [`ONE_LETTER_WORDS`] in small letters: a byte `| 0x20` is one of these exactly when the
-/// byte is one of those (a test holds the two equal). The block scans fold capitals so.
-pub(super) const ONE_LETTER_WORDS_FOLDED: &[u8] = b"ksvzouai";
+/// [`ONE_LETTER_WORDS`] as the set the block scans test (a test holds the two equal).
+pub(super) static ONE_LETTER_SET: NibbleSet = NibbleSet::both_cases(b"ksvzouai");
 
 /// Bytes that can start the breakable space after the letter.
 pub(super) const SPACE: ByteSet = ByteSet::new(SPACE_BYTES);
@@ -72,12 +71,11 @@ fn candidates(bytes: &[u8], f: impl FnMut(usize)) {
     static ALNUM: NibbleSet = NibbleSet::range(b'0', b'9')
         .union(&NibbleSet::range(b'A', b'Z'))
         .union(&NibbleSet::range(b'a', b'z'));
-    static LETTERS: NibbleSet = NibbleSet::both_cases(ONE_LETTER_WORDS_FOLDED);
     static SPACE: NibbleSet = NibbleSet::new(SPACE_BYTES);
     triples(
         bytes,
         Test::outside(&ALNUM),
-        Test::inside(&LETTERS),
+        Test::inside(&ONE_LETTER_SET),
         Test::inside(&SPACE),
         f,
     );

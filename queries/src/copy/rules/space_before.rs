@@ -83,12 +83,13 @@ pub(super) fn for_each_space_before(text: &str, mut f: impl FnMut(Range<usize>, 
 pub(super) const SPACES: &[u8] = b" \t";
 /// The marks that follow their word directly.
 pub(super) const MARKS: &[u8] = b",.;:!?";
+/// [`MARKS`] as the set the block scans test.
+pub(super) static MARK_SET: NibbleSet = NibbleSet::new(MARKS);
 
 /// Where one of [`SPACES`] is followed by one of [`MARKS`].
 fn candidates(bytes: &[u8], f: impl FnMut(usize)) {
     static SPACE: NibbleSet = NibbleSet::new(SPACES);
-    static MARK: NibbleSet = NibbleSet::new(MARKS);
-    pairs(bytes, Test::inside(&SPACE), Test::inside(&MARK), f);
+    pairs(bytes, Test::inside(&SPACE), Test::inside(&MARK_SET), f);
 }
 
 #[cfg(test)]
