@@ -187,7 +187,7 @@ fn parse(bytes: &[u8], oid_len: usize) -> Result<Vec<(String, Recorded, Oid)>, S
         let mtime = (r.u32()?, r.u32()?);
         let _dev = r.u32()?;
         let ino = r.u32()?;
-        let _mode = r.u32()?;
+        let mode = r.u32()?;
         let _uid = r.u32()?;
         let _gid = r.u32()?;
         let size = r.u32()?;
@@ -218,7 +218,9 @@ fn parse(bytes: &[u8], oid_len: usize) -> Result<Vec<(String, Recorded, Oid)>, S
             r.take(len.next_multiple_of(8) - len)?;
             name
         };
-        if stage != 0 || intent_to_add {
+        // A symlink's blob is its target's path and a submodule's is a commit: only a
+        // regular file's (object type 0b1000) is its bytes.
+        if stage != 0 || intent_to_add || mode >> 12 != 0b1000 {
             continue;
         }
         let name = String::from_utf8(name).map_err(|_| "a path that is not UTF-8")?;
@@ -343,11 +345,15 @@ mod tests {
             for (i, f) in files.iter().enumerate() {
                 std::fs::write(root.join(f), format!("file {i}\n")).unwrap();
             }
+            // A symlink's entry names its target's path, not the bytes read through it.
+            #[cfg(unix)]
+            std::os::unix::fs::symlink("a.md", root.join("link.md")).unwrap();
             // The index written after the files' last tick, so none is racy.
             std::thread::sleep(std::time::Duration::from_millis(20));
             assert!(git(root, &["add", "-A"]));
             assert!(git(root, &["update-index", "--index-version", version]));
             let index = GitIndex::open(root).expect("an index");
+            // The symlink has no entry.
             assert_eq!(index.len(), files.len(), "version {version}");
             for f in files {
                 let stat = Stat::of(&std::fs::metadata(root.join(f)).unwrap());

@@ -220,10 +220,10 @@ impl Remote {
     }
 
     /// Stores the chunks a run computed because the server lacked them — none in read-only
-    /// mode, where `entries` (each chunk's key material and blob) is never built — timed
-    /// and counted for `LOCKGRAPH_LOG`.
+    /// mode or once the server failed, where `entries` (each chunk's key material and
+    /// blob) is never built — timed and counted for `LOCKGRAPH_LOG`.
     pub fn store_missed(&self, missed: usize, entries: impl FnOnce() -> Vec<(Vec<u8>, Vec<u8>)>) {
-        if missed == 0 || self.read_only() {
+        if missed == 0 || self.read_only() || self.is_gone() {
             return;
         }
         // Where the tests stop the server mid-run.

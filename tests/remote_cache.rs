@@ -193,6 +193,10 @@ fn a_server_that_never_was_is_a_miss_and_bad_addresses_are_refused() {
     assert_eq!(remote.fetch(&[b"k".to_vec()]), vec![None]);
     assert!(remote.is_gone());
     assert!(start.elapsed() < Duration::from_secs(8));
+    // What the run computed in its place is not even encoded for a server that is gone.
+    remote.store_missed(1, || {
+        panic!("the upload was built for a server that is gone")
+    });
     for (url, says) in [
         ("http://127.0.0.1:1", "grpc:// or grpcs://"),
         ("127.0.0.1:1", "not grpc://HOST:PORT"),

@@ -90,6 +90,7 @@ impl Pass<'_, '_> {
         infos: &[Option<LockInfo>],
         progress: &Progress,
     ) -> Result<(Vec<(usize, Chunk)>, remote::Plan), Failure> {
+        let phase = crate::logging::phase("git's index, windows");
         let index = GitIndex::open(&self.ws.root);
         let mut git: Vec<Option<&[u8]>> = match &index {
             Some(index) => files
@@ -105,6 +106,7 @@ impl Pass<'_, '_> {
                 git[i] = None;
             }
         }
+        drop(phase);
         crate::logging::count("files named by git's index", || {
             git.iter().filter(|n| n.is_some()).count()
         });
