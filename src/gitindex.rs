@@ -49,8 +49,8 @@ impl Recorded {
     }
 }
 
-/// A checkout's index: its stage-0 entries under the root, by their path from the root,
-/// sorted as git sorts them.
+/// A checkout's index: its stage-0 entries of regular files under the root, by their path
+/// from the root, sorted as git sorts them.
 pub struct GitIndex {
     entries: Vec<(String, Recorded, Oid)>,
     /// The index file's mtime: an entry recorded in the same tick is not trusted.
@@ -162,7 +162,7 @@ fn object_format(git: &Path) -> Option<String> {
     None
 }
 
-/// The stage-0 entries of an index file, or why it is not read.
+/// The stage-0 entries of regular files in an index file, or why it is not read.
 fn parse(bytes: &[u8], oid_len: usize) -> Result<Vec<(String, Recorded, Oid)>, String> {
     // The trailing checksum is not checked (`index.skipHash` writes none): an index
     // is read only if every entry and extension parses.
