@@ -210,15 +210,17 @@ impl NibbleSet {
         set.with_runs()
     }
 
-    /// `letters` (ASCII, small) and their capitals.
-    pub(crate) const fn both_cases(letters: &[u8]) -> NibbleSet {
-        let mut set = NibbleSet::new(letters);
-        let mut i = 0;
-        while i < letters.len() {
-            set = set.with(letters[i].to_ascii_uppercase());
-            i += 1;
+    /// The bytes of `set`, as tables the block scans look up.
+    pub(crate) const fn of(set: &ByteSet) -> NibbleSet {
+        let mut nibbles = NibbleSet::new(&[]);
+        let mut b = 0;
+        while b < 256 {
+            if set.0[b] {
+                nibbles = nibbles.with(b as u8);
+            }
+            b += 1;
         }
-        set.with_runs()
+        nibbles.with_runs()
     }
 
     /// The bytes of this set and of `other`.
@@ -288,7 +290,7 @@ pub(crate) mod tests {
 
     const SOME: &[u8] = b"\\*_~<&$|[]`\t";
     static SOME_SET: NibbleSet = NibbleSet::new(SOME);
-    static LETTERS: NibbleSet = NibbleSet::both_cases(b"ksvz");
+    static LETTERS: NibbleSet = NibbleSet::of(&ByteSet::new(b"ksvzKSVZ"));
     static ALNUM: NibbleSet = NibbleSet::range(b'0', b'9')
         .union(&NibbleSet::range(b'A', b'Z').union(&NibbleSet::range(b'a', b'z')));
     static SPACES: NibbleSet = NibbleSet::new(b" \n\r");

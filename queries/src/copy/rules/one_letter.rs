@@ -16,8 +16,8 @@ pub(super) const PREPOSITIONS: ByteSet = ByteSet::new(b"ksvzouKSVZOU");
 pub(super) const CONJUNCTIONS: ByteSet = ByteSet::new(b"aiAI");
 /// Every one-letter word either rule looks for.
 pub(super) const ONE_LETTER_WORDS: ByteSet = PREPOSITIONS.union(&CONJUNCTIONS);
-/// [`ONE_LETTER_WORDS`] as the set the block scans test (a test holds the two equal).
-pub(super) static ONE_LETTER_SET: NibbleSet = NibbleSet::both_cases(b"ksvzouai");
+/// [`ONE_LETTER_WORDS`] as the tables the block scans look up.
+pub(super) static ONE_LETTER_SET: NibbleSet = NibbleSet::of(&ONE_LETTER_WORDS);
 
 /// Bytes that can start the breakable space after the letter.
 pub(super) const SPACE: ByteSet = ByteSet::new(SPACE_BYTES);
